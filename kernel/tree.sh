@@ -1,0 +1,115 @@
+# shellcheck shell=bash
+# The kernel source tree the series applies to: Debian's linux-source-6.12,
+# unpacked once into the cache as a git repository whose first commit (tag
+# "pristine") is the untouched tarball. Resetting to that commit and
+# applying the series with "git am" gives exact patched trees, and git
+# rewrites only the files that differ, so incremental builds stay correct
+# and short. Sourced by kernel/build and kernel/check-series.
+
+KERNEL_TARBALL=/usr/src/linux-source-6.12.tar.xz
+KERNEL_TREE=$GCSPROF_CACHE/linux-6.12
+KERNEL_OUT=$GCSPROF_CACHE/linux-6.12-out
+KERNEL_MAKE=(make -s ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
+	KBUILD_BUILD_USER=gcsprof KBUILD_BUILD_HOST=qemu
+	KBUILD_BUILD_TIMESTAMP="2026-01-01 00:00:00 UTC")
+
+kernel_source_version() {
+	dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null ||
+		die "linux-source-6.12 is not installed (run scripts/deps)"
+}
+
+# kernel_tree_ready : unpack the pristine tree unless present for this
+# package version.
+kernel_tree_ready() {
+	local ver tmp
+	ver=$(kernel_source_version)
+	if [ -f "$KERNEL_TREE/.pristine-version" ] &&
+		[ "$(cat "$KERNEL_TREE/.pristine-version")" = "$ver" ]; then
+		return 0
+	fi
+	[ -f "$KERNEL_TARBALL" ] || die "$KERNEL_TARBALL missing (run scripts/deps)"
+	say "unpacking linux-source-6.12 $ver into $KERNEL_TREE (once)"
+	mkdir -p "$GCSPROF_CACHE"
+	tmp=$(mktemp -d "$GCSPROF_CACHE/.linux-6.12.tmp.XXXXXX")
+	tar -xJf "$KERNEL_TARBALL" -C "$tmp" --strip-components=1 ||
+		{ rm -rf "$tmp"; die "cannot unpack $KERNEL_TARBALL"; }
+	(
+		cd "$tmp" &&
+		git init -q &&
+		git config user.name "gcsprof kernel build" &&
+		git config user.email "build@gcsprof.invalid" &&
+		git config gc.auto 0 &&
+		git add -A -f . &&
+		git commit -q -m "linux-source-6.12 $ver (pristine)" &&
+		git tag pristine
+	) || { rm -rf "$tmp"; die "cannot make a git repository of the kernel tree"; }
+	printf '%s\n' "$ver" >"$tmp/.pristine-version"
+	# .pristine-version is ours, not the tree's: keep git from seeing it.
+	printf '.pristine-version\n' >>"$tmp/.git/info/exclude"
+	# Debian's tarball carries a .gitignore that ignores everything at the
+	# top level (hence -f above); "git clean" must not rely on it either.
+	rm -rf "$KERNEL_TREE" "$KERNEL_OUT"
+	mv "$tmp" "$KERNEL_TREE"
+}
+
+# kernel_series_files : the patch files named by kernel/patches/series, in
+# order, as paths; blank lines and "#" comments are ignored.
+kernel_series_files() {
+	local line
+	while IFS= read -r line || [ -n "$line" ]; do
+		line=${line%%#*}
+		line=$(printf '%s' "$line" | tr -d '[:space:]')
+		[ -n "$line" ] || continue
+		[ -f "$GCSPROF_TOP/kernel/patches/$line" ] ||
+			die "kernel/patches/series names $line, which does not exist"
+		printf '%s\n' "$GCSPROF_TOP/kernel/patches/$line"
+	done <"$GCSPROF_TOP/kernel/patches/series"
+}
+
+# kernel_tree_reset : the working tree back to pristine, on branch "series".
+kernel_tree_reset() {
+	git -C "$KERNEL_TREE" am --abort >/dev/null 2>&1 || true
+	git -C "$KERNEL_TREE" checkout -q -f -B series pristine &&
+		git -C "$KERNEL_TREE" clean -q -fd ||
+		die "cannot reset $KERNEL_TREE to pristine"
+}
+
+# kernel_apply PATCH : apply one patch of the series as a commit.
+kernel_apply() {
+	git -C "$KERNEL_TREE" am -q --keep-cr "$1" >/dev/null 2>&1 || {
+		git -C "$KERNEL_TREE" am --abort >/dev/null 2>&1
+		die "patch ${1##*/} does not apply"
+	}
+}
+
+# kernel_configure : tinyconfig plus every kernel/config/*.config, then
+# check that each option the fragments ask for took effect (Kconfig drops
+# options whose dependencies are unmet without failing).
+kernel_configure() {
+	local frags=("$GCSPROF_TOP"/kernel/config/*.config) line sym want got
+	mkdir -p "$KERNEL_OUT"
+	"${KERNEL_MAKE[@]}" -C "$KERNEL_TREE" O="$KERNEL_OUT" tinyconfig >/dev/null ||
+		die "make tinyconfig failed"
+	(cd "$KERNEL_TREE" && ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- \
+		scripts/kconfig/merge_config.sh -m -O "$KERNEL_OUT" "$KERNEL_OUT/.config" "${frags[@]}") \
+		>/dev/null || die "merging kernel/config fragments failed"
+	"${KERNEL_MAKE[@]}" -C "$KERNEL_TREE" O="$KERNEL_OUT" olddefconfig >/dev/null ||
+		die "make olddefconfig failed"
+	cat "${frags[@]}" | while IFS= read -r line; do
+		case $line in CONFIG_*=*) ;; *) continue ;; esac
+		sym=${line%%=*} want=${line#*=}
+		got=$(grep -E "^($sym=|# $sym is not set)" "$KERNEL_OUT/.config" || true)
+		case $want:$got in
+		n:"# $sym is not set" | n:) ;;
+		*:"$sym=$want") ;;
+		*) die "kernel config: $sym=$want requested but got '${got:-unset}' (unmet dependency?)" ;;
+		esac
+	done
+}
+
+# kernel_make TARGET... : build in the out-of-tree folder with ccache.
+kernel_make() {
+	CCACHE_DIR=${CCACHE_DIR:-$GCSPROF_CACHE/ccache} CCACHE_BASEDIR=$KERNEL_TREE \
+		"${KERNEL_MAKE[@]}" -C "$KERNEL_TREE" O="$KERNEL_OUT" \
+		CC="ccache aarch64-linux-gnu-gcc" -j"$(nproc)" "$@"
+}

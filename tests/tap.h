@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Minimal TAP (Test Anything Protocol) output in the kselftest manner:
+ * a plan, one "ok"/"not ok" line per case, "# SKIP" for cases the machine
+ * cannot run, and an exit status of 0 (all passed), 1 (a failure) or
+ * 4 (everything skipped), which CTest maps through SKIP_RETURN_CODE.
+ *
+ * Header-only so that each test program stays one file. Output goes
+ * through write(2) in tap_vprint() so that cases run after fork() do not
+ * duplicate buffered text.
+ */
+#ifndef GCSPROF_TAP_H
+#define GCSPROF_TAP_H
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define TAP_EXIT_PASS 0
+#define TAP_EXIT_FAIL 1
+#define TAP_EXIT_SKIP 4
+
+struct tap_state {
+	int planned;
+	int run;
+	int passed;
+	int failed;
+	int skipped;
+};
+
+static struct tap_state tap;
+
+__attribute__((format(printf, 1, 0)))
+static void tap_vprint(const char *fmt, va_list ap)
+{
+	char line[512];
+	int n = vsnprintf(line, sizeof(line), fmt, ap);
+	size_t len, off = 0;
+
+	if (n < 0)
+		return;
+	len = (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1;
+	while (off < len) {
+		ssize_t w = write(STDOUT_FILENO, line + off, len - off);
+
+		if (w <= 0)
+			return;
+		off += (size_t)w;
+	}
+}
+
+__attribute__((format(printf, 1, 2)))
+static void tap_print(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	tap_vprint(fmt, ap);
+	va_end(ap);
+}
+
+static void tap_plan(int n)
+{
+	tap.planned = n;
+	tap_print("TAP version 13\n1..%d\n", n);
+}
+
+/* A diagnostic line: "# ..." */
+__attribute__((format(printf, 1, 2)))
+static void tap_diag(const char *fmt, ...)
+{
+	va_list ap;
+
+	tap_print("# ");
+	va_start(ap, fmt);
+	tap_vprint(fmt, ap);
+	va_end(ap);
+	tap_print("\n");
+}
+
+static void tap_result(int pass, const char *name)
+{
+	tap.run++;
+	if (pass)
+		tap.passed++;
+	else
+		tap.failed++;
+	tap_print("%s %d %s\n", pass ? "ok" : "not ok", tap.run, name);
+}
+
+static void tap_skip(const char *name, const char *why)
+{
+	tap.run++;
+	tap.skipped++;
+	tap_print("ok %d %s # SKIP %s\n", tap.run, name, why);
+}
+
+/* Skip the whole program: no plan was printed yet. */
+static void __attribute__((noreturn)) tap_skip_all(const char *why)
+{
+	tap_print("TAP version 13\n1..0 # SKIP %s\n", why);
+	exit(TAP_EXIT_SKIP);
+}
+
+static void __attribute__((noreturn)) tap_finish(void)
+{
+	while (tap.run < tap.planned)
+		tap_result(0, "(case not run)");
+	tap_print("# totals: pass:%d fail:%d skip:%d\n", tap.passed, tap.failed, tap.skipped);
+	if (tap.failed)
+		exit(TAP_EXIT_FAIL);
+	exit(tap.passed ? TAP_EXIT_PASS : TAP_EXIT_SKIP);
+}
+
+#endif /* GCSPROF_TAP_H */
