@@ -1,0 +1,394 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libgcswalk: walk and symbolise a thread's call chain from its Guarded
+ * Control Stack (arm64 FEAT_GCS).
+ *
+ * Three kinds of target hold threads whose chains can be walked:
+ *  - the calling thread itself: gcswalk_self(), async-signal-safe and
+ *    allocation-free, for SIGPROF and crash handlers;
+ *  - a live process, through ptrace (gcswalk_target_open_pid());
+ *  - a core file, arm64 cores on any host (gcswalk_target_open_core()).
+ *
+ * Conventions, the same in every call:
+ *  - Calls that can fail return an int status: GCSWALK_OK (0), a positive
+ *    status that is not an error (GCSWALK_END, GCSWALK_CUT), or a negative
+ *    gcswalk_error. gcswalk_strerror() names a status; for calls on a
+ *    target, gcswalk_target_errmsg() gives the detail of the last failure
+ *    (which file, which errno).
+ *  - Objects come from a ..._open or ..._new call through an output pointer given
+ *    first, and are released by the matching ..._close or ..._free call, which
+ *    accepts NULL.
+ *  - The library keeps no global state. One handle, and everything created
+ *    from it, may be used by one thread at a time; different handles may be
+ *    used concurrently.
+ *  - Strings and arrays returned by the library belong to the library; the
+ *    documentation of each call says how long they stay valid.
+ */
+#ifndef GCSWALK_H
+#define GCSWALK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Version of this header (major * 10000 + minor * 100 + patch). */
+#define GCSWALK_VERSION 100
+
+/*
+ * Statuses. 0 and the positive values are not errors; the negative values
+ * are. Their meaning is stable; new ones may be added at the end.
+ */
+enum gcswalk_status {
+	GCSWALK_OK = 0,
+	/* The walk has no more frames: the whole chain has been returned. */
+	GCSWALK_END = 1,
+	/* The walk stopped at the caller's depth limit: the chain is deeper. */
+	GCSWALK_CUT = 2,
+};
+
+enum gcswalk_error {
+	GCSWALK_E_NOMEM = -1,         /* out of memory */
+	GCSWALK_E_INVALID = -2,       /* bad argument (NULL, index out of range, bad options) */
+	GCSWALK_E_UNSUPPORTED = -3,   /* not possible with this build or host (e.g. self walk on x86_64) */
+	GCSWALK_E_NO_GCS_CPU = -4,    /* the CPU or kernel has no GCS (no HWCAP_GCS, no NT_ARM_GCS regset) */
+	GCSWALK_E_GCS_DISABLED = -5,  /* GCS is not enabled for this thread */
+	GCSWALK_E_NO_PROCESS = -6,    /* no such process */
+	GCSWALK_E_THREAD_GONE = -7,   /* the thread (or process) exited during the walk */
+	GCSWALK_E_PERMISSION = -8,    /* the caller may not trace or read the target */
+	GCSWALK_E_BUSY = -9,          /* the target is already traced by another process */
+	GCSWALK_E_NOT_STOPPED = -10,  /* a thread is not ptrace-stopped by the caller */
+	GCSWALK_E_TIMEOUT = -11,      /* a thread did not stop in time */
+	GCSWALK_E_IO = -12,           /* a file could not be opened or read */
+	GCSWALK_E_NOT_CORE = -13,     /* not an ELF core file */
+	GCSWALK_E_WRONG_ARCH = -14,   /* a core of an architecture without a back end */
+	GCSWALK_E_CORRUPT = -15,      /* truncated or malformed core file */
+	GCSWALK_E_NO_GCS_NOTE = -16,  /* the core has no GCS note for this thread */
+	GCSWALK_E_GCS_NOT_DUMPED = -17, /* the GCS pointer lies outside the dumped memory */
+	GCSWALK_E_NO_REGISTERS = -18, /* the thread's registers are not available */
+	GCSWALK_E_NO_SYMBOL = -19,    /* no module or symbol at this address */
+	GCSWALK_E_DWFL = -20,         /* elfutils (libdwfl) failed */
+	GCSWALK_E_SYSTEM = -21,       /* another system call failure (errno in the message) */
+};
+
+/* A static, never-NULL English description of any status or error. */
+const char *gcswalk_strerror(int status);
+
+/* ---- Frames --------------------------------------------------------- */
+
+/* What a frame is. GCS walks yield PC, LR, RETURN, SIGRETURN, SIGNAL_CAP,
+ * SWITCH_CAP, TERMINATOR, UNREADABLE and INVALID; the fallback unwinders
+ * yield PC and RETURN with gcswalk_frame.source saying which unwinder. */
+enum gcswalk_frame_kind {
+	/* The thread's program counter (the innermost frame; not on the GCS). */
+	GCSWALK_FRAME_PC = 1,
+	/* The link register, only with GCSWALK_WALK_LR, when it differs from
+	 * the newest GCS entry. Unverified: it may be a stale value. */
+	GCSWALK_FRAME_LR,
+	/* A GCS entry holding a return address: address is where the caller
+	 * resumes; the call is at address - 4. */
+	GCSWALK_FRAME_RETURN,
+	/* The GCS entry the kernel pushes with a signal cap: the return
+	 * address into the signal trampoline (the handler returns there),
+	 * not a caller. */
+	GCSWALK_FRAME_SIGRETURN,
+	/* A signal cap token ((slot & ~0xfff) | 0): a signal was delivered
+	 * here; the frames that follow belong to the interrupted context. */
+	GCSWALK_FRAME_SIGNAL_CAP,
+	/* A valid switch cap token ((slot & ~0xfff) | 1): a GCS switch
+	 * (GCSSS1/GCSSS2) left this stack here. */
+	GCSWALK_FRAME_SWITCH_CAP,
+	/* The 0 entry at the top of a GCS: the walk ends after it. */
+	GCSWALK_FRAME_TERMINATOR,
+	/* The next GCS slot could not be read (not mapped, not dumped): the
+	 * walk ends after it. address is 0, slot is the unreadable slot. */
+	GCSWALK_FRAME_UNREADABLE,
+	/* A GCS entry that is none of the above (misaligned, a cap token for
+	 * another page, an in-progress token): address is the raw value. */
+	GCSWALK_FRAME_INVALID,
+};
+
+/* Which unwinder produced a frame. */
+enum gcswalk_source {
+	GCSWALK_SOURCE_GCS = 1,     /* the Guarded Control Stack (or registers, for PC/LR) */
+	GCSWALK_SOURCE_FP = 2,      /* frame records (x29 chain): fallback */
+	GCSWALK_SOURCE_CFI = 3,     /* DWARF call frame information via libdwfl: fallback */
+};
+
+struct gcswalk_frame {
+	enum gcswalk_frame_kind kind;
+	enum gcswalk_source source;
+	/* PC, LR or return address; for INVALID the raw entry; for caps the
+	 * raw token; 0 for TERMINATOR and UNREADABLE. */
+	uint64_t address;
+	/* Address of the GCS slot the frame was read from; for FP frames the
+	 * address of the frame record; 0 for PC, LR and CFI frames. */
+	uint64_t slot;
+};
+
+/* Name of a frame kind ("return", "signal-cap", ...), static, or "?". */
+const char *gcswalk_frame_kind_name(enum gcswalk_frame_kind kind);
+/* Name of a frame source ("gcs", "fp", "cfi"), static, or "?". */
+const char *gcswalk_source_name(enum gcswalk_source source);
+
+/* ---- The calling thread --------------------------------------------- */
+
+/*
+ * Copy the calling thread's chain from its GCS into FRAMES (room for MAX),
+ * newest first, starting with the return address into the function that
+ * called gcswalk_self(), and store the number of frames in *COUNT. Frames
+ * are classified as for any walk (RETURN, SIGRETURN, SIGNAL_CAP, ...); a
+ * call from a signal handler continues past the signal cap into the
+ * interrupted context. The walk ends at the terminator (included) or at
+ * the end of the GCS pages.
+ *
+ * Async-signal-safe, allocates nothing, takes no lock: it reads GCSPR_EL0,
+ * copies entries, and makes one mincore() system call per GCS page crossed
+ * to stay inside mapped memory.
+ *
+ * Returns GCSWALK_END (complete chain), GCSWALK_CUT (MAX frames were
+ * filled and the chain goes on), GCSWALK_E_INVALID (NULL argument),
+ * GCSWALK_E_NO_GCS_CPU (no HWCAP_GCS), GCSWALK_E_GCS_DISABLED (GCS off for
+ * this thread), or GCSWALK_E_UNSUPPORTED (not an arm64 build).
+ */
+int gcswalk_self(struct gcswalk_frame *frames, size_t max, size_t *count);
+
+/* ---- Targets: live processes and core files ------------------------- */
+
+typedef struct gcswalk_target gcswalk_target;
+
+/* gcswalk_target_open_pid() flags. */
+enum gcswalk_attach_flags {
+	/* Attach with PTRACE_SEIZE + PTRACE_INTERRUPT to every thread, wait
+	 * until each has stopped, and detach in gcswalk_target_close(). */
+	GCSWALK_ATTACH_SEIZE = 0,
+	/* The caller already ptrace-attached and stopped the threads it wants
+	 * walked; the library only reads. Threads not stopped by the caller
+	 * are listed but their walk gives GCSWALK_E_NOT_STOPPED. */
+	GCSWALK_ATTACH_STOPPED = 1 << 0,
+};
+
+/*
+ * Open the live process PID. With GCSWALK_ATTACH_SEIZE every thread is
+ * stopped (threads that appear while attaching are attached too) until
+ * gcswalk_target_close(); a thread that does not stop within
+ * TIMEOUT_MS milliseconds (0: 5000) gives GCSWALK_E_TIMEOUT.
+ * Registers, NT_ARM_GCS and the memory map are read at open time.
+ *
+ * Errors: GCSWALK_E_NO_PROCESS, GCSWALK_E_PERMISSION, GCSWALK_E_BUSY,
+ * GCSWALK_E_TIMEOUT, GCSWALK_E_NOMEM, GCSWALK_E_UNSUPPORTED (a host
+ * architecture without a back end), GCSWALK_E_SYSTEM. On error *OUT is
+ * NULL and nothing stays attached.
+ *
+ * ERRMSG, if not NULL, receives NULL on success and on failure a one-line
+ * detail (which file, which system call, errno) that the caller frees with
+ * free(); it may be NULL even on failure if memory ran out.
+ */
+int gcswalk_target_open_pid(gcswalk_target **out, int pid, unsigned flags,
+			    unsigned timeout_ms, char **errmsg);
+
+/*
+ * Open a core file. Reads the ELF headers, the notes (NT_PRSTATUS and
+ * NT_ARM_GCS per thread, NT_PRPSINFO, NT_FILE) and the PT_LOAD table; the
+ * file stays open until gcswalk_target_close(). Works for arm64 cores on
+ * any host.
+ *
+ * Errors: GCSWALK_E_IO, GCSWALK_E_NOT_CORE, GCSWALK_E_WRONG_ARCH,
+ * GCSWALK_E_CORRUPT (truncated headers or notes, absurd sizes),
+ * GCSWALK_E_NOMEM, GCSWALK_E_PERMISSION. On error *OUT is NULL. ERRMSG is
+ * as for gcswalk_target_open_pid().
+ */
+int gcswalk_target_open_core(gcswalk_target **out, const char *path, char **errmsg);
+
+/* Detach (live targets opened with GCSWALK_ATTACH_SEIZE), close files and
+ * free everything, including every string the target returned. NULL is
+ * accepted. Walks and symbolisers of the target must be freed first. */
+void gcswalk_target_close(gcswalk_target *target);
+
+/* The detail of the last failure of a call on TARGET or on a walk or
+ * symboliser made from it, or "" if none. Valid until the next call on
+ * TARGET or its walks and symbolisers. */
+const char *gcswalk_target_errmsg(const gcswalk_target *target);
+
+/* The process id (for a core, the one recorded in it). */
+int gcswalk_target_pid(const gcswalk_target *target);
+
+/* Number of threads. Thread indexes run from 0; index 0 is the thread the
+ * core's first NT_PRSTATUS describes (the one that crashed) or, for a live
+ * process, the main thread. */
+size_t gcswalk_target_thread_count(const gcswalk_target *target);
+
+/* GCS state of a thread, as the kernel reports it (struct user_gcs). */
+struct gcswalk_gcs_state {
+	uint64_t features_enabled;   /* PR_SHADOW_STACK_ENABLE = 1, _WRITE = 2, _PUSH = 4 */
+	uint64_t features_locked;
+	uint64_t gcspr;              /* GCSPR_EL0: the newest entry */
+};
+
+struct gcswalk_thread_info {
+	int tid;
+	/* Thread name (live: /proc comm; core: the process name for the
+	 * first thread, NULL for the others, since cores record no thread
+	 * names). Valid until gcswalk_target_close(). */
+	const char *name;
+	int have_registers;          /* pc, lr, sp, fp are valid */
+	uint64_t pc, lr, sp, fp;
+	/* 1: gcs holds the thread's GCS state; 0: no GCS information (no
+	 * NT_ARM_GCS note or regset: a kernel without GCS). */
+	int have_gcs;
+	struct gcswalk_gcs_state gcs;
+};
+
+/* Fill *INFO for thread INDEX. GCSWALK_E_INVALID for a bad index. */
+int gcswalk_target_thread(const gcswalk_target *target, size_t index,
+			  struct gcswalk_thread_info *info);
+
+/* Index of the thread TID, or GCSWALK_E_INVALID if there is none. */
+int gcswalk_target_thread_index(const gcswalk_target *target, int tid);
+
+/* A file mapping of the target (live: /proc/PID/maps; core: NT_FILE). */
+struct gcswalk_mapping {
+	uint64_t start, end;         /* [start, end) */
+	uint64_t offset;             /* file offset of start, in bytes */
+	const char *path;            /* valid until gcswalk_target_close() */
+};
+
+size_t gcswalk_target_mapping_count(const gcswalk_target *target);
+int gcswalk_target_mapping(const gcswalk_target *target, size_t index,
+			   struct gcswalk_mapping *mapping);
+
+/*
+ * Read SIZE bytes of target memory at ADDRESS into BUF (core: from the
+ * PT_LOAD segments). *GOT (may be NULL) receives the number of bytes read
+ * before the first unreadable byte. Returns GCSWALK_OK when all SIZE bytes
+ * were read, GCSWALK_E_IO when fewer were, GCSWALK_E_THREAD_GONE when the
+ * live process is gone.
+ */
+int gcswalk_target_read(gcswalk_target *target, uint64_t address, void *buf,
+			size_t size, size_t *got);
+
+/* ---- Walks ---------------------------------------------------------- */
+
+typedef struct gcswalk_walk gcswalk_walk;
+typedef struct gcswalk_symbolizer gcswalk_symbolizer;
+
+enum gcswalk_method {
+	GCSWALK_METHOD_GCS = 0,  /* the GCS; GCSWALK_E_GCS_DISABLED when off */
+	GCSWALK_METHOD_FP = 1,   /* fallback: frame records from x29 */
+	GCSWALK_METHOD_CFI = 2,  /* fallback: libdwfl's CFI unwinder (needs a symboliser) */
+};
+
+/* gcswalk_walk_options.flags */
+enum gcswalk_walk_flags {
+	/* Yield the LR after the PC when it is not the newest GCS entry. */
+	GCSWALK_WALK_LR = 1 << 0,
+};
+
+#define GCSWALK_WALK_OPTIONS_VERSION 1
+struct gcswalk_walk_options {
+	unsigned version;            /* GCSWALK_WALK_OPTIONS_VERSION */
+	enum gcswalk_method method;
+	unsigned flags;              /* enum gcswalk_walk_flags */
+	/* Most frames yielded (0: 1024). Deeper chains end in GCSWALK_CUT. */
+	size_t max_frames;
+	/* For GCSWALK_METHOD_CFI: the symboliser whose modules give the CFI. */
+	gcswalk_symbolizer *symbolizer;
+};
+#define GCSWALK_WALK_OPTIONS_INIT { GCSWALK_WALK_OPTIONS_VERSION, GCSWALK_METHOD_GCS, 0, 0, NULL }
+
+/*
+ * Start a walk of thread INDEX of TARGET. OPTIONS may be NULL (defaults:
+ * GCS, 1024 frames). The GCS is read here, in one bulk read bounded by the
+ * GCS mapping (live: one process_vm_readv). Errors: GCSWALK_E_INVALID,
+ * GCSWALK_E_GCS_DISABLED, GCSWALK_E_NO_GCS_CPU, GCSWALK_E_NO_GCS_NOTE,
+ * GCSWALK_E_GCS_NOT_DUMPED, GCSWALK_E_NO_REGISTERS, GCSWALK_E_NOT_STOPPED,
+ * GCSWALK_E_THREAD_GONE, GCSWALK_E_NOMEM, GCSWALK_E_DWFL (CFI).
+ */
+int gcswalk_walk_begin(gcswalk_walk **out, gcswalk_target *target, size_t index,
+		       const struct gcswalk_walk_options *options);
+
+/*
+ * The next frame, newest first, into *FRAME. Returns GCSWALK_OK (a frame),
+ * GCSWALK_END (no more frames: the chain is complete or ended at an
+ * UNREADABLE frame), or GCSWALK_CUT (no more frames: max_frames reached and
+ * the chain is deeper). After END or CUT further calls return the same.
+ */
+int gcswalk_walk_next(gcswalk_walk *walk, struct gcswalk_frame *frame);
+
+/* Free a walk. NULL is accepted. */
+void gcswalk_walk_free(gcswalk_walk *walk);
+
+/* ---- Symbolisation -------------------------------------------------- */
+
+#define GCSWALK_SYMBOLIZER_OPTIONS_VERSION 1
+struct gcswalk_symbolizer_options {
+	unsigned version;            /* GCSWALK_SYMBOLIZER_OPTIONS_VERSION */
+	/* Directory prepended to every mapped file's path before it is
+	 * opened (e.g. an arm64 root on an x86_64 host); the path itself is
+	 * tried if the prefixed one does not exist. NULL: none. */
+	const char *sysroot;
+	/* Where to look for separate debug files, in libdwfl's
+	 * debuginfo_path syntax; NULL: ":.debug:/usr/lib/debug" (with the
+	 * sysroot's /usr/lib/debug first when a sysroot is set). Build-id
+	 * lookups go to debuginfod servers when DEBUGINFOD_URLS is set. */
+	const char *debuginfo_path;
+};
+#define GCSWALK_SYMBOLIZER_OPTIONS_INIT { GCSWALK_SYMBOLIZER_OPTIONS_VERSION, NULL, NULL }
+
+/*
+ * A symboliser of TARGET's addresses, through libdwfl, with the target's
+ * file mappings as modules. OPTIONS may be NULL. TARGET must outlive it.
+ * Errors: GCSWALK_E_NOMEM, GCSWALK_E_DWFL, GCSWALK_E_INVALID.
+ */
+int gcswalk_symbolizer_new(gcswalk_symbolizer **out, gcswalk_target *target,
+			   const struct gcswalk_symbolizer_options *options);
+void gcswalk_symbolizer_free(gcswalk_symbolizer *symbolizer);
+
+/* One source-level frame of an address. An address inside inlined code has
+ * several: the innermost inlined function first, the real function last. */
+struct gcswalk_symbol {
+	const char *function;        /* NULL if unknown */
+	/* Offset from the start of the (outermost, real) function's symbol;
+	 * only in the last symbol of an address, 0 in inlined ones. */
+	uint64_t function_offset;
+	const char *file;            /* NULL if unknown */
+	int line;                    /* 0 if unknown */
+	int column;                  /* 0 if unknown */
+	int inlined;                 /* 1 for an inlined function */
+};
+
+struct gcswalk_location {
+	uint64_t address;            /* the address asked about */
+	uint64_t lookup_address;     /* address - 4 for return addresses */
+	const char *module;          /* mapped file path, NULL if none */
+	uint64_t module_bias;        /* load bias of the module */
+	const unsigned char *build_id; /* NULL if unknown */
+	size_t build_id_size;
+	size_t nsymbols;             /* 0 when nothing more is known */
+	const struct gcswalk_symbol *symbols;
+};
+
+/*
+ * Symbolise ADDRESS. RETURN_ADDRESS non-zero looks up ADDRESS - 4 (the
+ * call instruction), which is what GCS entries, LR and fallback frames
+ * other than the PC need. Results are cached per lookup address: the
+ * second lookup of an address costs a hash lookup. *LOCATION points into
+ * the cache and stays valid until gcswalk_symbolizer_free().
+ *
+ * Returns GCSWALK_OK with at least the module, GCSWALK_E_NO_SYMBOL (no
+ * module at this address: *LOCATION is still set, with module NULL),
+ * GCSWALK_E_NOMEM.
+ */
+int gcswalk_symbolize(gcswalk_symbolizer *symbolizer, uint64_t address,
+		      int return_address, const struct gcswalk_location **location);
+
+/* Whether a frame's address is a return address (for gcswalk_symbolize). */
+int gcswalk_frame_is_return(const struct gcswalk_frame *frame);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GCSWALK_H */

@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The arm64 GCS back end: everything that depends on arm64's register
+ * layout, GCS entry and cap token formats, and the GCSPR_EL0 register.
+ * Other shadow-stack flavours (RISC-V Zicfiss with NT_RISCV_USER_CFI, x86
+ * shadow stacks with NT_X86_SHSTK) would be further struct gw_arch
+ * instances in files of their own.
+ *
+ * The core-file parts are plain byte layouts and work on any host; the
+ * live (ptrace) and self parts exist only when built for arm64.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define GW_EM_AARCH64 183
+#define GW_NT_ARM_GCS 0x410
+
+/* Upstream's final ABI; older headers predate it. */
+#define GW_HWCAP_GCS (1UL << 32)
+
+/* Cap tokens: the slot's page in the upper bits, the type in the low 12. */
+#define GCS_CAP_ADDR_MASK (~0xfffULL)
+#define GCS_CAP_TYPE_MASK 0xfffULL
+#define GCS_CAP_SIGNAL 0x0ULL
+#define GCS_CAP_VALID 0x1ULL
+
+/*
+ * struct elf_prstatus for arm64 (64-bit): pr_info (12), pr_cursig (2) and
+ * padding (2), pr_sigpend and pr_sighold (8 each), pr_pid at 32, pr_ppid,
+ * pr_pgrp, pr_sid, four struct timevals (64), then pr_reg at 112: x0-x30,
+ * sp, pc, pstate (34 * 8), then pr_fpvalid.
+ */
+#define PRSTATUS_PID_OFFSET 32
+#define PRSTATUS_REG_OFFSET 112
+#define PRSTATUS_NREGS 34
+#define REG_FP 29
+#define REG_LR 30
+#define REG_SP 31
+#define REG_PC 32
+
+static uint64_t get64(const void *p, size_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, (const char *)p + off, sizeof(v));
+	return v;
+}
+
+static void regs_from_array(const uint64_t *r, struct gw_regs *regs)
+{
+	unsigned i;
+
+	memset(regs, 0, sizeof(*regs));
+	regs->valid = 1;
+	regs->pc = r[REG_PC];
+	regs->lr = r[REG_LR];
+	regs->sp = r[REG_SP];
+	regs->fp = r[REG_FP];
+	/* DWARF numbering on arm64: x0-x30 are 0-30, sp is 31; the PC has
+	 * no DWARF number and is passed separately. */
+	for (i = 0; i < 32; i++)
+		regs->dwarf[i] = r[i];
+	regs->ndwarf = 32;
+}
+
+static int arm64_parse_prstatus(const void *desc, size_t len, pid_t *pid, struct gw_regs *regs)
+{
+	uint64_t r[PRSTATUS_NREGS];
+	int32_t p;
+	unsigned i;
+
+	if (len < PRSTATUS_REG_OFFSET + sizeof(r))
+		return -1;
+	memcpy(&p, (const char *)desc + PRSTATUS_PID_OFFSET, sizeof(p));
+	for (i = 0; i < PRSTATUS_NREGS; i++)
+		r[i] = get64(desc, PRSTATUS_REG_OFFSET + 8 * i);
+	*pid = p;
+	regs_from_array(r, regs);
+	return 0;
+}
+
+/* struct user_gcs: features_enabled, features_locked, gcspr_el0. */
+static int arm64_parse_gcs(const void *desc, size_t len, struct gcswalk_gcs_state *gcs)
+{
+	if (len < 24)
+		return -1;
+	gcs->features_enabled = get64(desc, 0);
+	gcs->features_locked = get64(desc, 8);
+	gcs->gcspr = get64(desc, 16);
+	return 0;
+}
+
+static enum gcswalk_frame_kind arm64_classify(uint64_t entry, uint64_t slot)
+{
+	uint64_t page = slot & GCS_CAP_ADDR_MASK;
+
+	if (entry == 0)
+		return GCSWALK_FRAME_TERMINATOR;
+	/* A cap token names the page of its own slot: no return address can
+	 * (GCS pages are never executable). */
+	if ((entry & GCS_CAP_ADDR_MASK) == page) {
+		switch (entry & GCS_CAP_TYPE_MASK) {
+		case GCS_CAP_SIGNAL:
+			return GCSWALK_FRAME_SIGNAL_CAP;
+		case GCS_CAP_VALID:
+			return GCSWALK_FRAME_SWITCH_CAP;
+		default:
+			return GCSWALK_FRAME_INVALID;
+		}
+	}
+	/* Instructions are 4-byte aligned: anything else is not a return
+	 * address (an in-progress switch token, a cap for another page with
+	 * a non-zero type, or garbage). */
+	if (entry & 3)
+		return GCSWALK_FRAME_INVALID;
+	return GCSWALK_FRAME_RETURN;
+}
+
+static const struct gw_arch arm64 = {
+	.name = "arm64",
+	.elf_machine = GW_EM_AARCH64,
+	.note_gcs = GW_NT_ARM_GCS,
+	.gcs_note_size = 24,
+	.entry_size = 8,
+	.parse_prstatus = arm64_parse_prstatus,
+	.parse_gcs = arm64_parse_gcs,
+	/* struct elf_prpsinfo: pr_state, pr_sname, pr_zomb, pr_nice (4),
+	 * padding (4), pr_flag (8), pr_uid, pr_gid, pr_pid, pr_ppid,
+	 * pr_pgrp, pr_sid (24), then pr_fname[16]. */
+	.prpsinfo_fname_offset = 40,
+	.prpsinfo_fname_size = 16,
+	.prpsinfo_pid_offset = 24,
+	.classify = arm64_classify,
+};
+
+const struct gw_arch *gw_arch_for_machine(unsigned elf_machine)
+{
+	return elf_machine == GW_EM_AARCH64 ? &arm64 : NULL;
+}
+
+#if defined(__aarch64__)
+#include <sys/auxv.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+
+#ifndef NT_PRSTATUS
+#define NT_PRSTATUS 1
+#endif
+
+const struct gw_arch *gw_arch_native(void)
+{
+	return &arm64;
+}
+
+int gw_arch_ptrace_regs(pid_t tid, struct gw_regs *regs)
+{
+	uint64_t r[PRSTATUS_NREGS];
+	struct iovec iov = { r, sizeof(r) };
+
+	if (ptrace(PTRACE_GETREGSET, tid, (void *)NT_PRSTATUS, &iov) != 0)
+		return -1;
+	if (iov.iov_len < sizeof(r)) {
+		errno = EIO;
+		return -1;
+	}
+	regs_from_array(r, regs);
+	return 0;
+}
+
+int gw_arch_ptrace_gcs(pid_t tid, struct gcswalk_gcs_state *gcs)
+{
+	uint64_t g[3];
+	struct iovec iov = { g, sizeof(g) };
+
+	if (ptrace(PTRACE_GETREGSET, tid, (void *)GW_NT_ARM_GCS, &iov) != 0)
+		return -1;
+	if (arm64_parse_gcs(g, iov.iov_len, gcs) != 0) {
+		errno = EIO;
+		return -1;
+	}
+	return 0;
+}
+
+int gw_arch_self_supported(void)
+{
+	return (getauxval(AT_HWCAP) & GW_HWCAP_GCS) != 0;
+}
+
+/*
+ * The GCS slot holding gcswalk_self()'s return into its caller: inside this
+ * function the newest entry (GCSPR_EL0) is our return into gcswalk_self(),
+ * the one after it is gcswalk_self()'s own. noinline and the asm keep this
+ * a real call, so that the count of entries to skip is exact.
+ * GCSPR_EL0 is read by its encoding: binutils 2.40 lacks the name.
+ */
+__attribute__((noinline)) uint64_t gw_arch_self_gcspr(void)
+{
+	uint64_t v;
+
+	__asm__ volatile("mrs %0, S3_3_C2_C5_1" : "=r"(v) : : "memory");
+	return v ? v + 8 : 0;
+}
+#else
+const struct gw_arch *gw_arch_native(void)
+{
+	return NULL;
+}
+
+int gw_arch_ptrace_regs(pid_t tid, struct gw_regs *regs)
+{
+	(void)tid;
+	(void)regs;
+	errno = ENOSYS;
+	return -1;
+}
+
+int gw_arch_ptrace_gcs(pid_t tid, struct gcswalk_gcs_state *gcs)
+{
+	(void)tid;
+	(void)gcs;
+	errno = ENOSYS;
+	return -1;
+}
+
+int gw_arch_self_supported(void)
+{
+	return 0;
+}
+
+uint64_t gw_arch_self_gcspr(void)
+{
+	return 0;
+}
+#endif

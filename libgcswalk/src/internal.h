@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: MIT */
+/* libgcswalk internals: targets, back ends, the architecture interface. */
+#ifndef GCSWALK_INTERNAL_H
+#define GCSWALK_INTERNAL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "gcswalk.h"
+
+#define GW_HIDDEN __attribute__((visibility("hidden")))
+
+/* Registers of a thread, in the architecture-neutral shape walks need. */
+struct gw_regs {
+	int valid;
+	uint64_t pc, lr, sp, fp;
+	/* All general registers in DWARF numbering, for the CFI unwinder. */
+	uint64_t dwarf[34];
+	unsigned ndwarf;
+};
+
+struct gw_thread {
+	pid_t tid;
+	char *name;
+	struct gw_regs regs;
+	int have_gcs;
+	struct gcswalk_gcs_state gcs;
+	int attached;   /* live: seized by us, detach on close */
+	int stopped;    /* live: known to be ptrace-stopped */
+};
+
+struct gw_mapping {
+	uint64_t start, end, offset;
+	char *path;
+};
+
+struct gcswalk_target;
+
+/* A source of threads and memory: live process or core file. */
+struct gw_backend {
+	const char *name;
+	/* Read up to LEN bytes at ADDR; *GOT = bytes read before the first
+	 * unreadable one. GCSWALK_OK if all were read, else an error. */
+	int (*read)(struct gcswalk_target *t, uint64_t addr, void *buf, size_t len, size_t *got);
+	/* The readable region [*lo, *hi) that contains ADDR (the GCS mapping
+	 * or the core segment), or GCSWALK_E_GCS_NOT_DUMPED/E_IO. */
+	int (*region)(struct gcswalk_target *t, uint64_t addr, uint64_t *lo, uint64_t *hi);
+	/* Check that thread TH can be walked now (live: still there and
+	 * stopped). May be NULL (core). */
+	int (*check_thread)(struct gcswalk_target *t, struct gw_thread *th);
+	void (*close)(struct gcswalk_target *t);
+};
+
+struct gw_segment {
+	uint64_t vaddr, memsz, offset, filesz;
+};
+
+struct gcswalk_target {
+	const struct gw_backend *be;
+	const struct gw_arch *arch;
+	pid_t pid;
+	struct gw_thread *threads;
+	size_t nthreads;
+	struct gw_mapping *maps;
+	size_t nmaps;
+	char *errmsg;
+	char *procname;         /* core: from NT_PRPSINFO */
+	/* core */
+	int fd;
+	uint64_t file_size;
+	void *elf;              /* Elf * */
+	struct gw_segment *segs;
+	size_t nsegs;
+	/* live */
+	unsigned flags;
+};
+
+/* errors.c */
+GW_HIDDEN int gw_fail(struct gcswalk_target *t, int status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+GW_HIDDEN int gw_fail_errno(struct gcswalk_target *t, int status, int err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+GW_HIDDEN void gw_clear_error(struct gcswalk_target *t);
+
+/* target.c */
+GW_HIDDEN struct gcswalk_target *gw_target_alloc(const struct gw_backend *be);
+GW_HIDDEN struct gw_thread *gw_target_add_thread(struct gcswalk_target *t, pid_t tid);
+GW_HIDDEN int gw_target_add_mapping(struct gcswalk_target *t, uint64_t start, uint64_t end,
+				    uint64_t offset, const char *path, size_t path_len);
+GW_HIDDEN void gw_target_free(struct gcswalk_target *t);
+/* Finish an open call: on success store T in *OUT; on failure hand the
+ * detail to *ERRMSG (if not NULL), close T and return STATUS. */
+GW_HIDDEN int gw_target_opened(struct gcswalk_target *t, int status, gcswalk_target **out,
+			       char **errmsg);
+
+/* symbol.c: the symboliser's Dwfl (with the target's modules reported),
+ * and whether a CFI unwinder state has been attached to it. */
+GW_HIDDEN void *gw_symbolizer_dwfl(gcswalk_symbolizer *s, struct gcswalk_target **target,
+				   int **state_attached);
+
+/* fallback.c: the FP and CFI unwinders fill FRAMES (room for MAX). */
+GW_HIDDEN int gw_unwind_fp(struct gcswalk_target *t, struct gw_thread *th,
+			   struct gcswalk_frame *frames, size_t max, size_t *count);
+GW_HIDDEN int gw_unwind_cfi(struct gcswalk_target *t, gcswalk_symbolizer *s,
+			    struct gw_thread *th, struct gcswalk_frame *frames, size_t max,
+			    size_t *count);
+
+/*
+ * The architecture back end: everything that depends on the GCS flavour
+ * (arm64 GCS today; RISC-V Zicfiss and x86 shadow stacks would be further
+ * instances of this interface).
+ */
+struct gw_arch {
+	const char *name;
+	unsigned elf_machine;          /* EM_AARCH64 */
+	unsigned note_gcs;             /* NT_ARM_GCS */
+	size_t gcs_note_size;          /* sizeof(struct user_gcs) */
+	size_t entry_size;             /* bytes per GCS entry */
+	/* Registers from an NT_PRSTATUS descriptor (of this architecture's
+	 * layout, in the core's byte order which must be the host's).
+	 * Returns 0, or -1 if LEN is too short. *PID gets pr_pid. */
+	int (*parse_prstatus)(const void *desc, size_t len, pid_t *pid, struct gw_regs *regs);
+	/* GCS state from a GCS note or regset. -1 if LEN is too short. */
+	int (*parse_gcs)(const void *desc, size_t len, struct gcswalk_gcs_state *gcs);
+	/* Offset and length of pr_fname in NT_PRPSINFO. */
+	size_t prpsinfo_fname_offset, prpsinfo_fname_size;
+	/* Offset of pr_pid (32 bits) in NT_PRPSINFO. */
+	size_t prpsinfo_pid_offset;
+	/* Classify ENTRY read from SLOT (without the SIGRETURN relabelling). */
+	enum gcswalk_frame_kind (*classify)(uint64_t entry, uint64_t slot);
+};
+
+GW_HIDDEN const struct gw_arch *gw_arch_for_machine(unsigned elf_machine);
+/* The architecture of live targets on this host, or NULL. */
+GW_HIDDEN const struct gw_arch *gw_arch_native(void);
+/* Live registers and GCS state of a stopped tracee thread. Return 0, or
+ * -1 with errno set (ENODEV/EINVAL from the GCS regset: no GCS). */
+GW_HIDDEN int gw_arch_ptrace_regs(pid_t tid, struct gw_regs *regs);
+GW_HIDDEN int gw_arch_ptrace_gcs(pid_t tid, struct gcswalk_gcs_state *gcs);
+/* The calling thread: does the CPU have GCS, and the caller's caller's
+ * GCS slot (GCSPR_EL0 as seen by gcswalk_self's caller). */
+GW_HIDDEN int gw_arch_self_supported(void);
+GW_HIDDEN uint64_t gw_arch_self_gcspr(void);
+
+/* Relabel entry I as SIGRETURN when entry I+1 is a signal cap; shared by
+ * every walk. KINDS has N items. */
+GW_HIDDEN void gw_mark_sigreturn(struct gcswalk_frame *frames, size_t n);
+
+#endif

@@ -1,0 +1,470 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Live processes through ptrace: every thread stopped (by us with
+ * PTRACE_SEIZE + PTRACE_INTERRUPT, or already by the caller), registers
+ * and NT_ARM_GCS through PTRACE_GETREGSET, thread names from
+ * /proc/PID/task/TID/comm, the memory map from /proc/PID/maps, and GCS
+ * memory through process_vm_readv in one call per walk.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define DEFAULT_TIMEOUT_MS 5000
+/* Attach rounds: threads that a round finds new are attached in the next. */
+#define MAX_ATTACH_ROUNDS 64
+
+static int live_read(struct gcswalk_target *t, uint64_t addr, void *buf, size_t len, size_t *got)
+{
+	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
+	ssize_t r;
+
+	*got = 0;
+	if (len == 0)
+		return GCSWALK_OK;
+	r = process_vm_readv(t->pid, &local, 1, &remote, 1, 0);
+	if (r < 0) {
+		if (errno == ESRCH)
+			return gw_fail(t, GCSWALK_E_THREAD_GONE, "process %d is gone", (int)t->pid);
+		if (errno == EPERM)
+			return gw_fail_errno(t, GCSWALK_E_PERMISSION, errno,
+					     "process_vm_readv of process %d", (int)t->pid);
+		return gw_fail_errno(t, GCSWALK_E_IO, errno, "process_vm_readv at %#llx",
+				     (unsigned long long)addr);
+	}
+	*got = (size_t)r;
+	if ((size_t)r < len)
+		return gw_fail(t, GCSWALK_E_IO, "memory at %#llx is not readable",
+			       (unsigned long long)(addr + (size_t)r));
+	return GCSWALK_OK;
+}
+
+static int live_region(struct gcswalk_target *t, uint64_t addr, uint64_t *lo, uint64_t *hi)
+{
+	size_t i;
+
+	for (i = 0; i < t->nsegs; i++) {
+		if (addr >= t->segs[i].vaddr && addr - t->segs[i].vaddr < t->segs[i].memsz) {
+			*lo = t->segs[i].vaddr;
+			*hi = t->segs[i].vaddr + t->segs[i].memsz;
+			return GCSWALK_OK;
+		}
+	}
+	return gw_fail(t, GCSWALK_E_GCS_NOT_DUMPED, "GCS pointer %#llx is in no mapping",
+		       (unsigned long long)addr);
+}
+
+static int thread_exists(pid_t pid, pid_t tid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d", (int)pid, (int)tid);
+	return access(path, F_OK) == 0;
+}
+
+/* Re-read the GCS state: proves the thread is still there and stopped. */
+static int live_check_thread(struct gcswalk_target *t, struct gw_thread *th)
+{
+	struct gcswalk_gcs_state g;
+
+	if (!th->stopped)
+		return gw_fail(t, GCSWALK_E_NOT_STOPPED, "thread %d is not ptrace-stopped",
+			       (int)th->tid);
+	if (gw_arch_ptrace_gcs(th->tid, &g) == 0) {
+		th->gcs = g;
+		th->have_gcs = 1;
+		return GCSWALK_OK;
+	}
+	if (errno != ESRCH)
+		return GCSWALK_OK;      /* no GCS regset: the walk says so */
+	if (!thread_exists(t->pid, th->tid)) {
+		th->stopped = 0;
+		return gw_fail(t, GCSWALK_E_THREAD_GONE, "thread %d exited", (int)th->tid);
+	}
+	return gw_fail(t, GCSWALK_E_NOT_STOPPED, "thread %d is not ptrace-stopped", (int)th->tid);
+}
+
+static void live_close(struct gcswalk_target *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nthreads; i++) {
+		if (t->threads[i].attached) {
+			/* ESRCH: it died meanwhile; nothing to release. */
+			if (ptrace(PTRACE_DETACH, t->threads[i].tid, NULL, NULL) != 0 &&
+			    errno != ESRCH)
+				continue;
+			t->threads[i].attached = 0;
+		}
+	}
+}
+
+static const struct gw_backend live_backend = {
+	.name = "live",
+	.read = live_read,
+	.region = live_region,
+	.check_thread = live_check_thread,
+	.close = live_close,
+};
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Read a small /proc file into a malloc'd NUL-terminated string. */
+static char *read_small_file(const char *path)
+{
+	size_t cap = 256, len = 0;
+	char *buf = malloc(cap), *n;
+	ssize_t r;
+	int fd;
+
+	if (!buf)
+		return NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		free(buf);
+		return NULL;
+	}
+	for (;;) {
+		if (len + 1 >= cap) {
+			if (cap > (1u << 20))
+				break;
+			n = realloc(buf, cap * 2);
+			if (!n)
+				break;
+			buf = n;
+			cap *= 2;
+		}
+		r = read(fd, buf + len, cap - len - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		len += (size_t)r;
+	}
+	close(fd);
+	buf[len] = '\0';
+	return buf;
+}
+
+/*
+ * The first character of field NAME (e.g. "TracerPid:") in
+ * /proc/PID/status, after blanks, into *C; 0 if the field is missing.
+ * Returns the field's value read as a number (0 if it is not one).
+ */
+static long status_field(pid_t pid, const char *name, int *c)
+{
+	char path[64], *s, *p;
+	long value = 0;
+
+	*c = 0;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	s = read_small_file(path);
+	if (!s)
+		return 0;
+	p = strstr(s, name);
+	if (p) {
+		p += strlen(name);
+		while (*p == ' ' || *p == '\t')
+			p++;
+		*c = (unsigned char)*p;
+		value = strtol(p, NULL, 10);
+	}
+	free(s);
+	return value;
+}
+
+/* Who traces PID, 0 if nobody or unknown. */
+static long tracer_of(pid_t pid)
+{
+	int c;
+
+	return status_field(pid, "\nTracerPid:", &c);
+}
+
+static int is_zombie(pid_t pid)
+{
+	int c;
+
+	(void)status_field(pid, "\nState:", &c);
+	return c == 'Z' || c == 'X';
+}
+
+static struct gw_thread *find_thread(struct gcswalk_target *t, pid_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < t->nthreads; i++)
+		if (t->threads[i].tid == tid)
+			return &t->threads[i];
+	return NULL;
+}
+
+/* Wait until TID reports a stop; 1 stopped, 0 gone, or an error. */
+static int wait_stop(struct gcswalk_target *t, pid_t tid, uint64_t deadline)
+{
+	for (;;) {
+		int st;
+		pid_t r = waitpid(tid, &st, __WALL | WNOHANG);
+
+		if (r == tid) {
+			if (WIFSTOPPED(st))
+				return 1;
+			if (WIFEXITED(st) || WIFSIGNALED(st))
+				return 0;
+			continue;
+		}
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return errno == ECHILD ? 0 : gw_fail_errno(t, GCSWALK_E_SYSTEM, errno,
+								   "waitpid(%d)", (int)tid);
+		if (now_ms() >= deadline)
+			return gw_fail(t, GCSWALK_E_TIMEOUT, "thread %d did not stop", (int)tid);
+		{
+			struct timespec ts = { 0, 1000000 };
+
+			nanosleep(&ts, NULL);
+		}
+	}
+}
+
+static int seize_one(struct gcswalk_target *t, pid_t tid, uint64_t deadline)
+{
+	struct gw_thread *th;
+	int ret;
+
+	if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) != 0) {
+		int err = errno;
+
+		if (err == ESRCH)
+			return 0;               /* exited before we got to it */
+		if (err == EPERM && tracer_of(tid) != 0)
+			return gw_fail(t, GCSWALK_E_BUSY, "thread %d is already traced by %ld",
+				       (int)tid, tracer_of(tid));
+		if (err == EPERM && is_zombie(t->pid))
+			return gw_fail(t, GCSWALK_E_NO_PROCESS, "process %d has exited",
+				       (int)t->pid);
+		return gw_fail_errno(t, err == EPERM ? GCSWALK_E_PERMISSION : GCSWALK_E_SYSTEM,
+				     err, "PTRACE_SEIZE of thread %d", (int)tid);
+	}
+	th = gw_target_add_thread(t, tid);
+	if (!th) {
+		ptrace(PTRACE_DETACH, tid, NULL, NULL);
+		return gw_fail(t, GCSWALK_E_NOMEM, "out of memory");
+	}
+	th->attached = 1;
+	if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) != 0) {
+		if (errno == ESRCH) {
+			th->attached = 0;
+			t->nthreads--;
+			return 0;
+		}
+		return gw_fail_errno(t, GCSWALK_E_SYSTEM, errno, "PTRACE_INTERRUPT of %d",
+				     (int)tid);
+	}
+	ret = wait_stop(t, tid, deadline);
+	if (ret < 0)
+		return ret;
+	if (ret == 0) {                         /* it exited while we attached */
+		th->attached = 0;
+		t->nthreads--;
+		return 0;
+	}
+	th->stopped = 1;
+	return 1;
+}
+
+/* One pass over /proc/PID/task: attach (SEIZE) or record (STOPPED) threads
+ * not seen yet. *FRESH counts them. */
+static int scan_tasks(struct gcswalk_target *t, uint64_t deadline, size_t *fresh)
+{
+	char path[64];
+	struct dirent *de;
+	DIR *d;
+	int ret = GCSWALK_OK;
+
+	*fresh = 0;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)t->pid);
+	d = opendir(path);
+	if (!d)
+		return gw_fail_errno(t, errno == ENOENT ? GCSWALK_E_NO_PROCESS : GCSWALK_E_SYSTEM,
+				     errno, "process %d", (int)t->pid);
+	while ((de = readdir(d)) != NULL) {
+		char *end;
+		long tid = strtol(de->d_name, &end, 10);
+
+		if (!isdigit((unsigned char)de->d_name[0]) || *end || tid <= 0 || tid > INT32_MAX)
+			continue;
+		if (find_thread(t, (pid_t)tid))
+			continue;
+		if (t->flags & GCSWALK_ATTACH_STOPPED) {
+			struct gw_thread *th = gw_target_add_thread(t, (pid_t)tid);
+
+			if (!th) {
+				ret = gw_fail(t, GCSWALK_E_NOMEM, "out of memory");
+				break;
+			}
+			(*fresh)++;
+			continue;
+		}
+		ret = seize_one(t, (pid_t)tid, deadline);
+		if (ret < 0)
+			break;
+		*fresh += (size_t)ret;
+		ret = GCSWALK_OK;
+	}
+	closedir(d);
+	return ret;
+}
+
+static int read_maps(struct gcswalk_target *t)
+{
+	char path[64], *text, *line, *next;
+	size_t cap = 0;
+	int ret = GCSWALK_OK;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)t->pid);
+	text = read_small_file(path);
+	if (!text)
+		return gw_fail_errno(t, errno == ENOENT ? GCSWALK_E_NO_PROCESS : GCSWALK_E_SYSTEM,
+				     errno, "%s", path);
+	for (line = text; *line; line = next) {
+		unsigned long long lo, hi, off;
+		int name_at = 0;
+		char *nl = strchr(line, '\n');
+
+		next = nl ? nl + 1 : line + strlen(line);
+		if (nl)
+			*nl = '\0';
+		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %n", &lo, &hi, &off, &name_at) < 3 ||
+		    hi <= lo)
+			continue;
+		if (t->nsegs == cap) {
+			struct gw_segment *n;
+
+			cap = cap ? cap * 2 : 64;
+			n = realloc(t->segs, cap * sizeof(*n));
+			if (!n) {
+				ret = gw_fail(t, GCSWALK_E_NOMEM, "out of memory");
+				break;
+			}
+			t->segs = n;
+		}
+		t->segs[t->nsegs++] = (struct gw_segment){ lo, hi - lo, 0, hi - lo };
+		if (name_at > 0 && line[name_at] == '/') {
+			ret = gw_target_add_mapping(t, lo, hi, off, line + name_at,
+						    strlen(line + name_at));
+			if (ret < 0) {
+				gw_fail(t, ret, "out of memory");
+				break;
+			}
+		}
+	}
+	free(text);
+	return ret;
+}
+
+static int read_thread_state(struct gcswalk_target *t, struct gw_thread *th)
+{
+	char path[96], *name, *nl;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)t->pid, (int)th->tid);
+	name = read_small_file(path);
+	if (name) {
+		nl = strchr(name, '\n');
+		if (nl)
+			*nl = '\0';
+		th->name = name;
+	}
+	if (gw_arch_ptrace_regs(th->tid, &th->regs) != 0) {
+		th->regs.valid = 0;
+		if (errno == ESRCH)
+			th->stopped = 0;        /* gone, or not stopped by the caller */
+		return GCSWALK_OK;
+	}
+	th->stopped = 1;
+	if (gw_arch_ptrace_gcs(th->tid, &th->gcs) == 0)
+		th->have_gcs = 1;
+	return GCSWALK_OK;
+}
+
+static int open_live(struct gcswalk_target *t, unsigned timeout_ms)
+{
+	uint64_t deadline = now_ms() + (timeout_ms ? timeout_ms : DEFAULT_TIMEOUT_MS);
+	size_t fresh, i;
+	int round, ret;
+
+	if (kill(t->pid, 0) != 0 && errno == ESRCH)
+		return gw_fail(t, GCSWALK_E_NO_PROCESS, "no process %d", (int)t->pid);
+	if (is_zombie(t->pid))
+		return gw_fail(t, GCSWALK_E_NO_PROCESS, "process %d has exited", (int)t->pid);
+	for (round = 0; round < MAX_ATTACH_ROUNDS; round++) {
+		ret = scan_tasks(t, deadline, &fresh);
+		if (ret < 0)
+			return ret;
+		if (fresh == 0 || (t->flags & GCSWALK_ATTACH_STOPPED))
+			break;
+	}
+	if (t->nthreads == 0)
+		return gw_fail(t, GCSWALK_E_NO_PROCESS, "process %d has no threads left",
+			       (int)t->pid);
+	/* The main thread first, as documented. */
+	for (i = 1; i < t->nthreads; i++) {
+		if (t->threads[i].tid == t->pid) {
+			struct gw_thread tmp = t->threads[0];
+
+			t->threads[0] = t->threads[i];
+			t->threads[i] = tmp;
+		}
+	}
+	for (i = 0; i < t->nthreads; i++) {
+		ret = read_thread_state(t, &t->threads[i]);
+		if (ret < 0)
+			return ret;
+	}
+	return read_maps(t);
+}
+
+int gcswalk_target_open_pid(gcswalk_target **out, int pid, unsigned flags, unsigned timeout_ms,
+			    char **errmsg)
+{
+	struct gcswalk_target *t;
+
+	if (errmsg)
+		*errmsg = NULL;
+	if (out)
+		*out = NULL;
+	if (!out || pid <= 0 || (flags & ~(unsigned)GCSWALK_ATTACH_STOPPED))
+		return GCSWALK_E_INVALID;
+	t = gw_target_alloc(&live_backend);
+	if (!t)
+		return GCSWALK_E_NOMEM;
+	t->pid = pid;
+	t->flags = flags;
+	t->arch = gw_arch_native();
+	if (!t->arch)
+		return gw_target_opened(t, gw_fail(t, GCSWALK_E_UNSUPPORTED,
+						   "no live back end for this host's architecture"),
+					out, errmsg);
+	return gw_target_opened(t, open_live(t, timeout_ms), out, errmsg);
+}

@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Symbolisation through elfutils libdwfl. The target's file mappings (live:
+ * /proc/PID/maps; core: NT_FILE) are reported as modules, each file looked
+ * for under the sysroot first; separate debug files come from the
+ * debuginfo path and, when DEBUGINFOD_URLS is set, from debuginfod
+ * (libdwfl's standard callbacks do that). Inlined frames come from the
+ * DWARF scopes around the address. Results are cached per address.
+ */
+#define _GNU_SOURCE
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+struct cache_entry {
+	struct cache_entry *next;
+	uint64_t address;
+	int return_address;
+	int status;
+	struct gcswalk_location loc;
+	struct gcswalk_symbol *symbols;
+};
+
+struct gcswalk_symbolizer {
+	struct gcswalk_target *t;
+	Dwfl *dwfl;
+	Dwfl_Callbacks callbacks;
+	char *debuginfo_path;
+	char *sysroot;
+	struct cache_entry **buckets;
+	size_t nbuckets, count;
+	int state_attached;
+};
+
+void *gw_symbolizer_dwfl(gcswalk_symbolizer *s, struct gcswalk_target **target,
+			 int **state_attached)
+{
+	*target = s->t;
+	*state_attached = &s->state_attached;
+	return s->dwfl;
+}
+
+static char *join(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	char *r = malloc(la + lb + 1);
+
+	if (r) {
+		memcpy(r, a, la);
+		memcpy(r + la, b, lb + 1);
+	}
+	return r;
+}
+
+/* The path to open for PATH: under the sysroot if it exists there. */
+static char *locate(const gcswalk_symbolizer *s, const char *path)
+{
+	if (s->sysroot) {
+		char *p = join(s->sysroot, path);
+
+		if (!p)
+			return NULL;
+		if (access(p, R_OK) == 0)
+			return p;
+		free(p);
+	}
+	return strdup(path);
+}
+
+static int already_reported(const struct gcswalk_target *t, size_t i)
+{
+	size_t j;
+
+	for (j = 0; j < i; j++)
+		if (t->maps[j].offset == 0 && strcmp(t->maps[j].path, t->maps[i].path) == 0)
+			return 1;
+	return 0;
+}
+
+/* One module per mapped file, placed by its mapping at file offset 0. */
+static int report_modules(gcswalk_symbolizer *s)
+{
+	struct gcswalk_target *t = s->t;
+	size_t i;
+
+	dwfl_report_begin(s->dwfl);
+	for (i = 0; i < t->nmaps; i++) {
+		const struct gw_mapping *m = &t->maps[i];
+		char *file;
+
+		if (m->offset != 0 || already_reported(t, i))
+			continue;
+		file = locate(s, m->path);
+		if (!file)
+			return gw_fail(t, GCSWALK_E_NOMEM, "out of memory");
+		if (access(file, R_OK) == 0) {
+			/* A file we cannot use (gone, not ELF, another file
+			 * by now) is left out: its addresses get the mapping's
+			 * path and no symbols. */
+			(void)dwfl_report_elf(s->dwfl, m->path, file, -1, m->start, false);
+		}
+		free(file);
+	}
+	if (dwfl_report_end(s->dwfl, NULL, NULL) != 0)
+		return gw_fail(t, GCSWALK_E_DWFL, "dwfl_report_end: %s", dwfl_errmsg(-1));
+	return GCSWALK_OK;
+}
+
+int gcswalk_symbolizer_new(gcswalk_symbolizer **out, gcswalk_target *t,
+			   const struct gcswalk_symbolizer_options *opts)
+{
+	struct gcswalk_symbolizer_options def = GCSWALK_SYMBOLIZER_OPTIONS_INIT;
+	gcswalk_symbolizer *s;
+	int ret;
+
+	if (out)
+		*out = NULL;
+	if (!out || !t)
+		return GCSWALK_E_INVALID;
+	gw_clear_error(t);
+	if (!opts)
+		opts = &def;
+	if (opts->version != GCSWALK_SYMBOLIZER_OPTIONS_VERSION)
+		return gw_fail(t, GCSWALK_E_INVALID, "symboliser options version %u, expected %u",
+			       opts->version, GCSWALK_SYMBOLIZER_OPTIONS_VERSION);
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return gw_fail(t, GCSWALK_E_NOMEM, "out of memory");
+	s->t = t;
+	s->nbuckets = 1024;
+	s->buckets = calloc(s->nbuckets, sizeof(*s->buckets));
+	if (opts->sysroot && opts->sysroot[0])
+		s->sysroot = strdup(opts->sysroot);
+	if (opts->debuginfo_path)
+		s->debuginfo_path = strdup(opts->debuginfo_path);
+	else if (s->sysroot) {
+		char *a = join(":.debug:", s->sysroot);
+
+		s->debuginfo_path = a ? join(a, "/usr/lib/debug:/usr/lib/debug") : NULL;
+		free(a);
+	} else
+		s->debuginfo_path = strdup(":.debug:/usr/lib/debug");
+	if (!s->buckets || !s->debuginfo_path || (opts->sysroot && opts->sysroot[0] && !s->sysroot)) {
+		gcswalk_symbolizer_free(s);
+		return gw_fail(t, GCSWALK_E_NOMEM, "out of memory");
+	}
+	s->callbacks.find_elf = dwfl_build_id_find_elf;
+	s->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+	s->callbacks.section_address = dwfl_offline_section_address;
+	s->callbacks.debuginfo_path = &s->debuginfo_path;
+	s->dwfl = dwfl_begin(&s->callbacks);
+	if (!s->dwfl) {
+		ret = gw_fail(t, GCSWALK_E_DWFL, "dwfl_begin: %s", dwfl_errmsg(-1));
+		gcswalk_symbolizer_free(s);
+		return ret;
+	}
+	ret = report_modules(s);
+	if (ret < 0) {
+		gcswalk_symbolizer_free(s);
+		return ret;
+	}
+	*out = s;
+	return GCSWALK_OK;
+}
+
+void gcswalk_symbolizer_free(gcswalk_symbolizer *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; s->buckets && i < s->nbuckets; i++) {
+		struct cache_entry *e = s->buckets[i], *n;
+
+		for (; e; e = n) {
+			n = e->next;
+			free(e->symbols);
+			free(e);
+		}
+	}
+	free(s->buckets);
+	if (s->dwfl)
+		dwfl_end(s->dwfl);
+	free(s->debuginfo_path);
+	free(s->sysroot);
+	free(s);
+}
+
+static size_t hash(uint64_t a, int ra, size_t n)
+{
+	a ^= (uint64_t)ra;
+	a *= 0x9e3779b97f4a7c15ULL;
+	return (size_t)(a >> 32) % n;
+}
+
+static int grow(gcswalk_symbolizer *s)
+{
+	size_t n = s->nbuckets * 2, i;
+	struct cache_entry **b = calloc(n, sizeof(*b));
+
+	if (!b)
+		return -1;
+	for (i = 0; i < s->nbuckets; i++) {
+		struct cache_entry *e = s->buckets[i], *next;
+
+		for (; e; e = next) {
+			size_t h = hash(e->address, e->return_address, n);
+
+			next = e->next;
+			e->next = b[h];
+			b[h] = e;
+		}
+	}
+	free(s->buckets);
+	s->buckets = b;
+	s->nbuckets = n;
+	return 0;
+}
+
+static int push_symbol(struct cache_entry *e, size_t *cap, const struct gcswalk_symbol *sym)
+{
+	if (e->loc.nsymbols == *cap) {
+		size_t n = *cap ? *cap * 2 : 4;
+		struct gcswalk_symbol *p = realloc(e->symbols, n * sizeof(*p));
+
+		if (!p)
+			return -1;
+		e->symbols = p;
+		*cap = n;
+	}
+	e->symbols[e->loc.nsymbols++] = *sym;
+	return 0;
+}
+
+/* A DIE's name, through DW_AT_abstract_origin / DW_AT_specification. */
+static const char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	const char *n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &a));
+
+	return n ? n : dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &a));
+}
+
+static int attr_int(Dwarf_Die *die, unsigned name)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word w;
+
+	if (!dwarf_attr(die, name, &a) || dwarf_formudata(&a, &w) != 0 || w > INT32_MAX)
+		return 0;
+	return (int)w;
+}
+
+/* Fill E's symbols for LOOKUP in MOD: inlined frames innermost first. */
+static int describe(Dwfl_Module *mod, uint64_t lookup, struct cache_entry *e)
+{
+	struct gcswalk_symbol cur = { NULL, 0, NULL, 0, 0, 0 };
+	const char *elf_name;
+	GElf_Off off = 0;
+	GElf_Sym sym;
+	Dwarf_Addr bias = 0;
+	Dwarf_Die *cudie, *scopes = NULL;
+	Dwfl_Line *line;
+	size_t cap = 0;
+	int n = 0, i, done = 0;
+
+	elf_name = dwfl_module_addrinfo(mod, lookup, &off, &sym, NULL, NULL, NULL);
+	line = dwfl_module_getsrc(mod, lookup);
+	if (line)
+		cur.file = dwfl_lineinfo(line, NULL, &cur.line, &cur.column, NULL, NULL);
+	cudie = dwfl_module_addrdie(mod, lookup, &bias);
+	if (cudie)
+		n = dwarf_getscopes(cudie, lookup - bias, &scopes);
+	for (i = 0; i < n && !done; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+
+		if (tag == DW_TAG_inlined_subroutine) {
+			Dwarf_Files *files;
+			size_t nfiles;
+			int idx = attr_int(&scopes[i], DW_AT_call_file);
+
+			cur.function = die_name(&scopes[i]);
+			cur.inlined = 1;
+			cur.function_offset = 0;
+			if (push_symbol(e, &cap, &cur) != 0)
+				goto nomem;
+			/* The caller's position is where this was inlined. */
+			cur.file = NULL;
+			if (dwarf_getsrcfiles(cudie, &files, &nfiles) == 0 && idx > 0 &&
+			    (size_t)idx < nfiles)
+				cur.file = dwarf_filesrc(files, (size_t)idx, NULL, NULL);
+			cur.line = attr_int(&scopes[i], DW_AT_call_line);
+			cur.column = attr_int(&scopes[i], DW_AT_call_column);
+		} else if (tag == DW_TAG_subprogram) {
+			cur.function = elf_name ? elf_name : die_name(&scopes[i]);
+			cur.function_offset = elf_name ? off : 0;
+			cur.inlined = 0;
+			if (push_symbol(e, &cap, &cur) != 0)
+				goto nomem;
+			done = 1;
+		}
+	}
+	free(scopes);
+	if (!done && (elf_name || cur.file)) {
+		cur.function = elf_name;
+		cur.function_offset = elf_name ? off : 0;
+		cur.inlined = 0;
+		if (push_symbol(e, &cap, &cur) != 0)
+			return -1;
+	}
+	return 0;
+nomem:
+	free(scopes);
+	return -1;
+}
+
+static const struct gw_mapping *mapping_of(const struct gcswalk_target *t, uint64_t addr)
+{
+	size_t i;
+
+	for (i = 0; i < t->nmaps; i++)
+		if (addr >= t->maps[i].start && addr < t->maps[i].end)
+			return &t->maps[i];
+	return NULL;
+}
+
+int gcswalk_symbolize(gcswalk_symbolizer *s, uint64_t address, int return_address,
+		      const struct gcswalk_location **location)
+{
+	struct cache_entry *e;
+	Dwfl_Module *mod;
+	uint64_t lookup;
+	size_t h;
+
+	if (!s || !location)
+		return GCSWALK_E_INVALID;
+	return_address = return_address != 0;
+	h = hash(address, return_address, s->nbuckets);
+	for (e = s->buckets[h]; e; e = e->next) {
+		if (e->address == address && e->return_address == return_address) {
+			*location = &e->loc;
+			return e->status;
+		}
+	}
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return gw_fail(s->t, GCSWALK_E_NOMEM, "out of memory");
+	lookup = return_address && address >= 4 ? address - 4 : address;
+	e->address = address;
+	e->return_address = return_address;
+	e->loc.address = address;
+	e->loc.lookup_address = lookup;
+	mod = dwfl_addrmodule(s->dwfl, lookup);
+	if (mod) {
+		const unsigned char *bits;
+		GElf_Addr vaddr, start;
+		Dwarf_Addr bias = 0;
+		int len;
+
+		e->loc.module = dwfl_module_info(mod, NULL, &start, NULL, NULL, NULL, NULL, NULL);
+		if (dwfl_module_getelf(mod, &bias))
+			e->loc.module_bias = bias;
+		len = dwfl_module_build_id(mod, &bits, &vaddr);
+		if (len > 0) {
+			e->loc.build_id = bits;
+			e->loc.build_id_size = (size_t)len;
+		}
+		if (describe(mod, lookup, e) != 0) {
+			free(e->symbols);
+			free(e);
+			return gw_fail(s->t, GCSWALK_E_NOMEM, "out of memory");
+		}
+		e->status = GCSWALK_OK;
+	} else {
+		const struct gw_mapping *m = mapping_of(s->t, lookup);
+
+		/* Known mapping, file not available: the module, no symbols. */
+		e->loc.module = m ? m->path : NULL;
+		e->status = m ? GCSWALK_OK : GCSWALK_E_NO_SYMBOL;
+	}
+	e->loc.symbols = e->symbols;
+	if (s->count + 1 > s->nbuckets * 2 && grow(s) == 0)
+		h = hash(address, return_address, s->nbuckets);
+	e->next = s->buckets[h];
+	s->buckets[h] = e;
+	s->count++;
+	*location = &e->loc;
+	return e->status;
+}

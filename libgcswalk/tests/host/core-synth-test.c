@@ -1,0 +1,574 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Host test: synthetic arm64 cores with known GCS contents are walked and
+ * every frame's kind and address checked; damaged cores (truncated at every
+ * length, absurd sizes, notes cut off, GCS pointers outside the dump,
+ * random byte flips) must give typed errors, never a crash or a hang.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gcswalk.h"
+#include "synth-core.h"
+/* tap.h is header-only: not every helper is used by every test. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#include "tap.h"
+#pragma GCC diagnostic pop
+
+#define NT_ARM_GCS_TYPE 0x410
+#define NT_FILE_TYPE 0x46494c45
+#define EM_AARCH64_MACHINE 183
+
+#define GCS_BASE 0x7f0000000000ULL
+#define GCS2_BASE 0x7f0000010000ULL
+#define GCS3_BASE 0x7f0000020000ULL
+#define STACK_BASE 0x7ff000000000ULL
+#define UNDUMPED_BASE 0x7f0000030000ULL
+
+static char *dir;
+
+struct prstatus {
+	unsigned char bytes[392];
+};
+
+static void make_prstatus(struct prstatus *p, int32_t tid, uint64_t pc, uint64_t lr, uint64_t sp,
+			  uint64_t fp)
+{
+	memset(p, 0, sizeof(*p));
+	memcpy(p->bytes + 32, &tid, 4);
+	memcpy(p->bytes + 112 + 29 * 8, &fp, 8);
+	memcpy(p->bytes + 112 + 30 * 8, &lr, 8);
+	memcpy(p->bytes + 112 + 31 * 8, &sp, 8);
+	memcpy(p->bytes + 112 + 32 * 8, &pc, 8);
+}
+
+static void make_gcs(uint64_t g[3], uint64_t enabled, uint64_t gcspr)
+{
+	g[0] = enabled;
+	g[1] = 0;
+	g[2] = gcspr;
+}
+
+/* The reference core's pieces, kept for the damage tests. */
+static uint64_t gcs1[1024], gcs2[512], gcs3[1024], stack[64];
+static struct prstatus pr[7];
+static uint64_t gn[7][3];
+static unsigned char prpsinfo[136], ntfile[16 + 2 * 24 + 64];
+static size_t ntfile_len;
+
+static uint64_t slot1(int i)
+{
+	return GCS_BASE + 0x2000 - 8 * 8 + 8 * (uint64_t)i;
+}
+
+static int build_reference(struct synth_buf *core)
+{
+	struct synth_note notes[16];
+	struct synth_seg segs[5];
+	uint64_t hdr[2] = { 2, 4096 }, files[6] = {
+		0x400000, 0x401000, 0, 0x7f8000000000ULL, 0x7f8000002000ULL, 1 };
+	const char names[] = "/usr/bin/synth\0/usr/lib/libsynth.so";
+	size_t n = 0;
+	int i;
+
+	/* Thread 1: every kind of entry. */
+	memset(gcs1, 0, sizeof(gcs1));
+	gcs1[1024 - 8 + 0] = 0x400104;
+	gcs1[1024 - 8 + 1] = 0x400204;                      /* sigreturn */
+	gcs1[1024 - 8 + 2] = slot1(2) & ~0xfffULL;           /* signal cap */
+	gcs1[1024 - 8 + 3] = 0x400304;
+	gcs1[1024 - 8 + 4] = (slot1(4) & ~0xfffULL) | 1;     /* switch cap */
+	gcs1[1024 - 8 + 5] = 0x400403;                      /* misaligned */
+	gcs1[1024 - 8 + 6] = 0x400504;
+	gcs1[1024 - 8 + 7] = 0;                             /* terminator */
+	make_prstatus(&pr[0], 101, 0x400010, 0x400104, STACK_BASE + 0x100, 0);
+	make_gcs(gn[0], 1, slot1(0));
+	/* Thread 2: GCS off; frame records on the stack for the FP fallback. */
+	memset(stack, 0, sizeof(stack));
+	stack[2] = STACK_BASE + 0x40;
+	stack[3] = 0x400604;
+	stack[8] = 0;
+	stack[9] = 0x400704;
+	make_prstatus(&pr[1], 102, 0x400020, 0x400604, STACK_BASE, STACK_BASE + 0x10);
+	make_gcs(gn[1], 0, 0);
+	/* Thread 3: no GCS note at all. */
+	make_prstatus(&pr[2], 103, 0x400030, 0, 0, 0);
+	/* Thread 4: GCS pointer in a segment that was not dumped. */
+	make_prstatus(&pr[3], 104, 0x400040, 0, 0, 0);
+	make_gcs(gn[3], 1, UNDUMPED_BASE + 0x800);
+	/* Thread 5: GCS pointer outside every segment. */
+	make_prstatus(&pr[4], 105, 0x400050, 0, 0, 0);
+	make_gcs(gn[4], 1, 0x1230000);
+	/* Thread 6: a map_shadow_stack stack without a marker: two entries,
+	 * then the end of the segment. The LR is not on the GCS. */
+	memset(gcs2, 0, sizeof(gcs2));
+	gcs2[510] = 0x400804;
+	gcs2[511] = 0x400904;
+	make_prstatus(&pr[5], 106, 0x400060, 0x400a04, 0, 0);
+	make_gcs(gn[5], 1, GCS2_BASE + 0x1000 - 16);
+	/* Thread 7: the GCS segment is only half dumped. */
+	memset(gcs3, 0, sizeof(gcs3));
+	gcs3[510] = 0x400b04;
+	gcs3[511] = 0x400c04;
+	make_prstatus(&pr[6], 107, 0x400070, 0, 0, 0);
+	make_gcs(gn[6], 1, GCS3_BASE + 0x1000 - 16);
+
+	memset(prpsinfo, 0, sizeof(prpsinfo));
+	memcpy(prpsinfo + 24, &(int32_t){ 101 }, 4);
+	memcpy(prpsinfo + 40, "synth", 5);
+	memcpy(ntfile, hdr, 16);
+	memcpy(ntfile + 16, files, 24);
+	memcpy(ntfile + 40, files + 3, 24);
+	memcpy(ntfile + 64, names, sizeof(names));
+	ntfile_len = 64 + sizeof(names);
+
+	notes[n++] = (struct synth_note){ "CORE", NT_PRPSINFO, prpsinfo, sizeof(prpsinfo) };
+	for (i = 0; i < 7; i++) {
+		notes[n++] = (struct synth_note){ "CORE", NT_PRSTATUS, &pr[i], sizeof(pr[i]) };
+		if (i != 2)
+			notes[n++] = (struct synth_note){ "LINUX", NT_ARM_GCS_TYPE, gn[i], 24 };
+	}
+	notes[n++] = (struct synth_note){ "CORE", NT_FILE_TYPE, ntfile, ntfile_len };
+	segs[0] = (struct synth_seg){ GCS_BASE, gcs1, sizeof(gcs1), sizeof(gcs1) };
+	segs[1] = (struct synth_seg){ STACK_BASE, stack, sizeof(stack), sizeof(stack) };
+	segs[2] = (struct synth_seg){ UNDUMPED_BASE, NULL, 0, 0x1000 };
+	segs[3] = (struct synth_seg){ GCS2_BASE, gcs2, 0x1000, 0x1000 };
+	segs[4] = (struct synth_seg){ GCS3_BASE, gcs3, 0x1000, 0x2000 };
+	return synth_core(EM_AARCH64_MACHINE, ET_CORE, notes, n, segs, 5, core);
+}
+
+static char *write_file(const char *name, const void *data, size_t len)
+{
+	char *path;
+	int fd;
+
+	if (asprintf(&path, "%s/%s", dir, name) < 0)
+		return NULL;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || write(fd, data, len) != (ssize_t)len) {
+		if (fd >= 0)
+			close(fd);
+		free(path);
+		return NULL;
+	}
+	close(fd);
+	return path;
+}
+
+struct expect {
+	enum gcswalk_frame_kind kind;
+	uint64_t address;
+};
+
+static int walk_matches(gcswalk_target *t, size_t idx, const struct gcswalk_walk_options *o,
+			const struct expect *exp, size_t n, int final)
+{
+	struct gcswalk_frame f;
+	gcswalk_walk *w;
+	size_t i;
+	int ret, ok = 1;
+
+	ret = gcswalk_walk_begin(&w, t, idx, o);
+	if (ret != GCSWALK_OK) {
+		tap_diag("walk of thread %zu: %s (%s)", idx, gcswalk_strerror(ret),
+			 gcswalk_target_errmsg(t));
+		return 0;
+	}
+	for (i = 0; (ret = gcswalk_walk_next(w, &f)) == GCSWALK_OK; i++) {
+		if (i >= n || f.kind != exp[i].kind || f.address != exp[i].address) {
+			tap_diag("frame %zu: %s %#llx, expected %s %#llx", i,
+				 gcswalk_frame_kind_name(f.kind), (unsigned long long)f.address,
+				 i < n ? gcswalk_frame_kind_name(exp[i].kind) : "(none)",
+				 i < n ? (unsigned long long)exp[i].address : 0ULL);
+			ok = 0;
+		}
+	}
+	if (i != n || ret != final) {
+		tap_diag("%zu frames ending in %s, expected %zu ending in %s", i,
+			 gcswalk_strerror(ret), n, gcswalk_strerror(final));
+		ok = 0;
+	}
+	if (gcswalk_walk_next(w, &f) != ret) {
+		tap_diag("the final status is not repeated");
+		ok = 0;
+	}
+	gcswalk_walk_free(w);
+	return ok;
+}
+
+static int walk_error(gcswalk_target *t, size_t idx, int expected)
+{
+	gcswalk_walk *w = NULL;
+	int ret = gcswalk_walk_begin(&w, t, idx, NULL);
+
+	if (ret != expected)
+		tap_diag("thread %zu: %s (%s), expected %s", idx, gcswalk_strerror(ret),
+			 gcswalk_target_errmsg(t), gcswalk_strerror(expected));
+	gcswalk_walk_free(w);
+	return ret == expected && w == NULL;
+}
+
+static void test_reference(const char *path)
+{
+	struct gcswalk_walk_options o = GCSWALK_WALK_OPTIONS_INIT;
+	const struct expect full[] = {
+		{ GCSWALK_FRAME_PC, 0x400010 },
+		{ GCSWALK_FRAME_RETURN, 0x400104 },
+		{ GCSWALK_FRAME_SIGRETURN, 0x400204 },
+		{ GCSWALK_FRAME_SIGNAL_CAP, slot1(2) & ~0xfffULL },
+		{ GCSWALK_FRAME_RETURN, 0x400304 },
+		{ GCSWALK_FRAME_SWITCH_CAP, (slot1(4) & ~0xfffULL) | 1 },
+		{ GCSWALK_FRAME_INVALID, 0x400403 },
+		{ GCSWALK_FRAME_RETURN, 0x400504 },
+		{ GCSWALK_FRAME_TERMINATOR, 0 },
+	};
+	const struct expect fp[] = {
+		{ GCSWALK_FRAME_PC, 0x400020 },
+		{ GCSWALK_FRAME_RETURN, 0x400604 },
+		{ GCSWALK_FRAME_RETURN, 0x400704 },
+	};
+	const struct expect nomarker[] = {
+		{ GCSWALK_FRAME_PC, 0x400060 },
+		{ GCSWALK_FRAME_LR, 0x400a04 },
+		{ GCSWALK_FRAME_RETURN, 0x400804 },
+		{ GCSWALK_FRAME_RETURN, 0x400904 },
+	};
+	const struct expect half[] = {
+		{ GCSWALK_FRAME_PC, 0x400070 },
+		{ GCSWALK_FRAME_RETURN, 0x400b04 },
+		{ GCSWALK_FRAME_RETURN, 0x400c04 },
+		{ GCSWALK_FRAME_UNREADABLE, 0 },
+	};
+	const struct gcswalk_location *loc, *loc2;
+	struct gcswalk_thread_info info;
+	struct gcswalk_mapping m;
+	gcswalk_symbolizer *sym = NULL;
+	gcswalk_target *t;
+	char *err = NULL;
+	int ret, ok;
+
+	ret = gcswalk_target_open_core(&t, path, &err);
+	if (ret != GCSWALK_OK) {
+		tap_diag("open: %s: %s", gcswalk_strerror(ret), err ? err : "");
+		free(err);
+		tap_skip_all("the reference core does not open");
+	}
+	tap_result(gcswalk_target_thread_count(t) == 7 && gcswalk_target_pid(t) == 101,
+		   "core: 7 threads, pid from NT_PRPSINFO");
+	ok = gcswalk_target_thread(t, 0, &info) == GCSWALK_OK && info.tid == 101 && info.name &&
+	     strcmp(info.name, "synth") == 0 && info.have_gcs && info.gcs.gcspr == slot1(0) &&
+	     info.pc == 0x400010 && info.lr == 0x400104 && info.sp == STACK_BASE + 0x100;
+	tap_result(ok, "core: thread 0 registers, name and GCS state");
+	tap_result(gcswalk_target_thread_index(t, 106) == 5 &&
+		   gcswalk_target_thread_index(t, 999) == GCSWALK_E_INVALID &&
+		   gcswalk_target_thread(t, 7, &info) == GCSWALK_E_INVALID,
+		   "core: thread lookup by tid, bad index rejected");
+	ok = gcswalk_target_mapping_count(t) == 2 &&
+	     gcswalk_target_mapping(t, 1, &m) == GCSWALK_OK && m.start == 0x7f8000000000ULL &&
+	     m.offset == 4096 && strcmp(m.path, "/usr/lib/libsynth.so") == 0;
+	tap_result(ok, "core: NT_FILE mappings");
+	tap_result(walk_matches(t, 0, NULL, full, 9, GCSWALK_END),
+		   "walk: return, sigreturn, signal cap, switch cap, invalid, terminator");
+	o.max_frames = 4;
+	tap_result(walk_matches(t, 0, &o, full, 4, GCSWALK_CUT), "walk: depth limit says cut");
+	o.max_frames = 9;
+	tap_result(walk_matches(t, 0, &o, full, 9, GCSWALK_END),
+		   "walk: a limit equal to the depth is not a cut");
+	o.max_frames = 0;
+	o.flags = GCSWALK_WALK_LR;
+	tap_result(walk_matches(t, 0, &o, full, 9, GCSWALK_END),
+		   "walk: LR equal to the newest entry is not repeated");
+	tap_result(walk_matches(t, 5, &o, nomarker, 4, GCSWALK_END),
+		   "walk: LR off the GCS; stack without terminator ends at its mapping");
+	o.flags = 0;
+	tap_result(walk_error(t, 1, GCSWALK_E_GCS_DISABLED), "walk: GCS off gives GCS_DISABLED");
+	o.method = GCSWALK_METHOD_FP;
+	ret = walk_matches(t, 1, &o, fp, 3, GCSWALK_END);
+	tap_result(ret, "fallback: frame records of a thread without GCS");
+	o.method = GCSWALK_METHOD_GCS;
+	tap_result(walk_error(t, 2, GCSWALK_E_NO_GCS_NOTE), "walk: no GCS note gives NO_GCS_NOTE");
+	tap_result(walk_error(t, 3, GCSWALK_E_GCS_NOT_DUMPED),
+		   "walk: GCS in an undumped segment gives GCS_NOT_DUMPED");
+	tap_result(walk_error(t, 4, GCSWALK_E_GCS_NOT_DUMPED),
+		   "walk: GCS pointer outside every segment gives GCS_NOT_DUMPED");
+	tap_result(walk_matches(t, 6, NULL, half, 4, GCSWALK_END),
+		   "walk: half-dumped GCS ends with an unreadable frame");
+	tap_result(walk_error(t, 7, GCSWALK_E_INVALID), "walk: bad thread index");
+	o.version = 99;
+	tap_result(gcswalk_walk_begin(&(gcswalk_walk *){ NULL }, t, 0, &o) == GCSWALK_E_INVALID,
+		   "walk: unknown options version rejected");
+
+	ret = gcswalk_symbolizer_new(&sym, t, NULL);
+	ok = ret == GCSWALK_OK;
+	if (ok) {
+		ok = gcswalk_symbolize(sym, 0x7f8000000010ULL, 1, &loc) == GCSWALK_OK &&
+		     loc->module && strcmp(loc->module, "/usr/lib/libsynth.so") == 0 &&
+		     loc->lookup_address == 0x7f800000000cULL && loc->nsymbols == 0;
+		ok = ok && gcswalk_symbolize(sym, 0x7f8000000010ULL, 1, &loc2) == GCSWALK_OK &&
+		     loc2 == loc;
+		ok = ok && gcswalk_symbolize(sym, 0x10, 0, &loc) == GCSWALK_E_NO_SYMBOL &&
+		     loc->module == NULL;
+	} else {
+		tap_diag("symboliser: %s (%s)", gcswalk_strerror(ret), gcswalk_target_errmsg(t));
+	}
+	tap_result(ok, "symbols: missing file gives the mapping, cached; no mapping NO_SYMBOL");
+	gcswalk_symbolizer_free(sym);
+	gcswalk_target_close(t);
+}
+
+static int typed(int ret)
+{
+	return ret == GCSWALK_OK || (ret < 0 && ret >= GCSWALK_E_SYSTEM);
+}
+
+/* Open, walk every thread every way, symbolise: only typed statuses. */
+static int exercise(const char *path)
+{
+	struct gcswalk_walk_options o = GCSWALK_WALK_OPTIONS_INIT;
+	gcswalk_symbolizer *sym = NULL;
+	gcswalk_target *t;
+	char *err = NULL;
+	size_t i;
+	int ret, m;
+
+	ret = gcswalk_target_open_core(&t, path, &err);
+	free(err);
+	if (ret != GCSWALK_OK)
+		return typed(ret) ? ret : 1000;
+	for (i = 0; i < gcswalk_target_thread_count(t); i++) {
+		for (m = GCSWALK_METHOD_GCS; m <= GCSWALK_METHOD_FP; m++) {
+			struct gcswalk_frame f;
+			gcswalk_walk *w;
+			int r;
+
+			o.method = m;
+			r = gcswalk_walk_begin(&w, t, i, &o);
+			if (!typed(r)) {
+				ret = 1000;
+				continue;
+			}
+			if (r != GCSWALK_OK)
+				continue;
+			while ((r = gcswalk_walk_next(w, &f)) == GCSWALK_OK)
+				;
+			if (r != GCSWALK_END && r != GCSWALK_CUT)
+				ret = 1000;
+			gcswalk_walk_free(w);
+		}
+	}
+	if (gcswalk_symbolizer_new(&sym, t, NULL) == GCSWALK_OK) {
+		const struct gcswalk_location *loc;
+
+		(void)gcswalk_symbolize(sym, 0x400104, 1, &loc);
+		gcswalk_symbolizer_free(sym);
+	}
+	gcswalk_target_close(t);
+	return ret;
+}
+
+static void test_truncation(const struct synth_buf *core)
+{
+	size_t len, bad = 0, tried = 0, opened = 0;
+
+	for (len = 0; len < core->len; len += len < 4096 ? 1 : 509) {
+		char *p = write_file("trunc", core->p, len);
+		int ret;
+
+		if (!p)
+			continue;
+		ret = exercise(p);
+		tried++;
+		opened += ret == GCSWALK_OK;
+		if (ret == 1000 || (len < 64 && ret != GCSWALK_E_NOT_CORE)) {
+			if (bad++ < 5)
+				tap_diag("truncated to %zu bytes: status %d", len, ret);
+		}
+		free(p);
+	}
+	tap_diag("%zu truncations, %zu opened", tried, opened);
+	tap_result(bad == 0 && tried > 0, "damage: truncated at every length: typed errors only");
+}
+
+static void test_flips(const struct synth_buf *core)
+{
+	unsigned char *copy = malloc(core->len);
+	unsigned seed = 12345;
+	size_t bad = 0;
+	int i, j;
+
+	if (!copy) {
+		tap_result(0, "damage: random byte flips: typed errors only");
+		return;
+	}
+	for (i = 0; i < 1500; i++) {
+		char *p;
+		int ret;
+
+		memcpy(copy, core->p, core->len);
+		for (j = 0; j < 1 + i % 8; j++) {
+			size_t limit = i % 2 ? core->len : 2048;   /* headers and notes, or anywhere */
+
+			seed = seed * 1103515245u + 12345u;
+			copy[(seed >> 8) % (limit < core->len ? limit : core->len)] ^=
+				(unsigned char)(1u << ((seed >> 4) & 7));
+			if (i % 3 == 0) {                          /* and a whole random word */
+				seed = seed * 1103515245u + 12345u;
+				size_t at = (seed >> 8) % (core->len - 8);
+				uint64_t v = (uint64_t)seed * 0x9e3779b97f4a7c15ULL;
+
+				memcpy(copy + at, &v, 8);
+			}
+		}
+		p = write_file("flip", copy, core->len);
+		if (!p)
+			continue;
+		ret = exercise(p);
+		if (ret == 1000 && bad++ < 5)
+			tap_diag("flip case %d: untyped status", i);
+		free(p);
+	}
+	free(copy);
+	tap_result(bad == 0, "damage: random byte flips: typed errors only");
+}
+
+static int open_status(const char *path)
+{
+	gcswalk_target *t = NULL;
+	char *err = NULL;
+	int ret = gcswalk_target_open_core(&t, path, &err);
+
+	if (ret != GCSWALK_OK && (!err || !*err)) {
+		tap_diag("%s: no error detail", path);
+		ret = 1000;
+	}
+	if (ret != GCSWALK_OK)
+		tap_diag("%s: %s: %s", path, gcswalk_strerror(ret), err ? err : "");
+	free(err);
+	if (ret == GCSWALK_OK && t == NULL)
+		ret = 1001;
+	if (ret != GCSWALK_OK && t != NULL)
+		ret = 1002;
+	gcswalk_target_close(t);
+	return ret;
+}
+
+static void test_crafted(const struct synth_buf *core)
+{
+	struct synth_buf b;
+	struct synth_note notes[2];
+	uint64_t absurd[5] = { 1ULL << 60, 4096, 0, 0, 0 };
+	Elf64_Ehdr eh;
+	char *p;
+	int ret;
+
+	/* Not ELF, not a core, not arm64, not there. */
+	p = write_file("text", "hello, world\n", 13);
+	tap_result(p && open_status(p) == GCSWALK_E_NOT_CORE, "damage: a text file is NOT_CORE");
+	free(p);
+	memcpy(&eh, core->p, sizeof(eh));
+	eh.e_type = ET_EXEC;
+	memcpy(core->p, &eh, sizeof(eh));
+	p = write_file("exec", core->p, core->len);
+	tap_result(p && open_status(p) == GCSWALK_E_NOT_CORE, "damage: ET_EXEC is NOT_CORE");
+	free(p);
+	eh.e_type = ET_CORE;
+	eh.e_machine = EM_X86_64;
+	memcpy(core->p, &eh, sizeof(eh));
+	p = write_file("x86", core->p, core->len);
+	tap_result(p && open_status(p) == GCSWALK_E_WRONG_ARCH, "damage: an x86_64 core is WRONG_ARCH");
+	free(p);
+	eh.e_machine = EM_AARCH64_MACHINE;
+	eh.e_phnum = 60000;
+	memcpy(core->p, &eh, sizeof(eh));
+	p = write_file("phnum", core->p, core->len);
+	tap_result(p && open_status(p) == GCSWALK_E_CORRUPT, "damage: absurd e_phnum is CORRUPT");
+	free(p);
+	eh.e_phnum = 6;
+	memcpy(core->p, &eh, sizeof(eh));
+	{
+		/* The note segment claims far more bytes than the file has. */
+		Elf64_Phdr ph;
+
+		memcpy(&ph, core->p + sizeof(eh), sizeof(ph));
+		ph.p_filesz += 1u << 30;
+		memcpy(core->p + sizeof(eh), &ph, sizeof(ph));
+		p = write_file("notesize", core->p, core->len);
+		tap_result(p && open_status(p) == GCSWALK_E_CORRUPT,
+			   "damage: note segment beyond the file is CORRUPT");
+		free(p);
+		ph.p_filesz -= 1u << 30;
+		memcpy(core->p + sizeof(eh), &ph, sizeof(ph));
+	}
+	tap_result(open_status("/nonexistent/core") == GCSWALK_E_IO, "damage: a missing file is IO");
+
+	/* A note whose descriptor runs past its segment. */
+	notes[0] = (struct synth_note){ "CORE", NT_PRSTATUS, &pr[0], sizeof(pr[0]) };
+	if (synth_core(EM_AARCH64_MACHINE, ET_CORE, notes, 1, NULL, 0, &b) == 0) {
+		Elf64_Phdr ph;
+
+		memcpy(&ph, b.p + sizeof(Elf64_Ehdr), sizeof(ph));
+		ph.p_filesz = 100;      /* cut inside the descriptor */
+		memcpy(b.p + sizeof(Elf64_Ehdr), &ph, sizeof(ph));
+		p = write_file("cutnote", b.p, b.len);
+		ret = p ? open_status(p) : 0;
+		tap_result(ret == GCSWALK_E_CORRUPT, "damage: a note cut off is CORRUPT");
+		free(p);
+		free(b.p);
+	} else {
+		tap_result(0, "damage: a note cut off is CORRUPT");
+	}
+	/* NT_FILE claiming 2^60 files; a GCS note that is too short. */
+	notes[1] = (struct synth_note){ "CORE", NT_FILE_TYPE, absurd, sizeof(absurd) };
+	ret = synth_core(EM_AARCH64_MACHINE, ET_CORE, notes, 2, NULL, 0, &b);
+	p = ret == 0 ? write_file("ntfile", b.p, b.len) : NULL;
+	tap_result(p && open_status(p) == GCSWALK_E_CORRUPT, "damage: absurd NT_FILE count is CORRUPT");
+	free(p);
+	free(b.p);
+	notes[1] = (struct synth_note){ "LINUX", NT_ARM_GCS_TYPE, gn[0], 16 };
+	ret = synth_core(EM_AARCH64_MACHINE, ET_CORE, notes, 2, NULL, 0, &b);
+	p = ret == 0 ? write_file("shortgcs", b.p, b.len) : NULL;
+	tap_result(p && open_status(p) == GCSWALK_E_CORRUPT, "damage: short GCS note is CORRUPT");
+	free(p);
+	free(b.p);
+	/* No threads at all. */
+	ret = synth_core(EM_AARCH64_MACHINE, ET_CORE, NULL, 0, NULL, 0, &b);
+	p = ret == 0 ? write_file("nothreads", b.p, b.len) : NULL;
+	tap_result(p && open_status(p) == GCSWALK_E_CORRUPT, "damage: a core without threads is CORRUPT");
+	free(p);
+	free(b.p);
+}
+
+int main(void)
+{
+	char tmpl[] = "/tmp/gcswalk-synth.XXXXXX";
+	struct synth_buf core;
+	char *path, cmd[64];
+
+	tap_plan(31);
+	tap_result(gcswalk_strerror(GCSWALK_E_CORRUPT)[0] && gcswalk_strerror(GCSWALK_END)[0] &&
+		   strcmp(gcswalk_strerror(-9999), "unknown status") == 0 &&
+		   strcmp(gcswalk_frame_kind_name(GCSWALK_FRAME_SWITCH_CAP), "switch-cap") == 0,
+		   "every status and frame kind has a name");
+	dir = mkdtemp(tmpl);
+	if (!dir || build_reference(&core) != 0)
+		tap_skip_all("cannot make a temporary folder or the reference core");
+	path = write_file("reference", core.p, core.len);
+	if (!path)
+		tap_skip_all("cannot write the reference core");
+	test_reference(path);
+	free(path);
+	test_truncation(&core);
+	test_flips(&core);
+	test_crafted(&core);
+	free(core.p);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		tap_diag("could not remove %s", dir);
+	tap_finish();
+}
