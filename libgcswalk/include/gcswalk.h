@@ -144,9 +144,10 @@ const char *gcswalk_source_name(enum gcswalk_source source);
  * interrupted context. The walk ends at the terminator (included) or at
  * the end of the GCS pages.
  *
- * Async-signal-safe, allocates nothing, takes no lock: it reads GCSPR_EL0,
- * copies entries, and makes one mincore() system call per GCS page crossed
- * to stay inside mapped memory.
+ * Async-signal-safe, allocates nothing, takes no lock: it reads GCSPR_EL0
+ * and copies entries. Only when the chain continues past the page
+ * GCSPR_EL0 points into does it read /proc/self/maps once (open, read,
+ * close) to find where the GCS mapping ends.
  *
  * Returns GCSWALK_END (complete chain), GCSWALK_CUT (MAX frames were
  * filled and the chain goes on), GCSWALK_E_INVALID (NULL argument),
@@ -168,6 +169,12 @@ enum gcswalk_attach_flags {
 	 * walked; the library only reads. Threads not stopped by the caller
 	 * are listed but their walk gives GCSWALK_E_NOT_STOPPED. */
 	GCSWALK_ATTACH_STOPPED = 1 << 0,
+	/* No ptrace at all: threads (with names) and the memory map are
+	 * listed, memory is read with process_vm_readv, and a symboliser can
+	 * be made, but threads have no registers (walks give
+	 * GCSWALK_E_NO_REGISTERS). Works on the caller's own process, e.g. to
+	 * symbolise what gcswalk_self() returned. */
+	GCSWALK_ATTACH_NONE = 1 << 1,
 };
 
 /*
@@ -349,7 +356,11 @@ void gcswalk_symbolizer_free(gcswalk_symbolizer *symbolizer);
 /* One source-level frame of an address. An address inside inlined code has
  * several: the innermost inlined function first, the real function last. */
 struct gcswalk_symbol {
-	const char *function;        /* NULL if unknown */
+	/* Source-level name (DWARF), else the ELF symbol; NULL if unknown. */
+	const char *function;
+	/* The ELF symbol containing the address (e.g. "f.constprop.0" for a
+	 * specialised copy of f); only in the last symbol, NULL if unknown. */
+	const char *symbol;
 	/* Offset from the start of the (outermost, real) function's symbol;
 	 * only in the last symbol of an address, 0 in inlined ones. */
 	uint64_t function_offset;

@@ -67,22 +67,21 @@ static int live_region(struct gcswalk_target *t, uint64_t addr, uint64_t *lo, ui
 		       (unsigned long long)addr);
 }
 
-static int thread_exists(pid_t pid, pid_t tid)
-{
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d", (int)pid, (int)tid);
-	return access(path, F_OK) == 0;
-}
+static int thread_alive(pid_t tid);
 
 /* Re-read the GCS state: proves the thread is still there and stopped. */
 static int live_check_thread(struct gcswalk_target *t, struct gw_thread *th)
 {
 	struct gcswalk_gcs_state g;
 
-	if (!th->stopped)
-		return gw_fail(t, GCSWALK_E_NOT_STOPPED, "thread %d is not ptrace-stopped",
+	if (t->flags & GCSWALK_ATTACH_NONE)
+		return gw_fail(t, GCSWALK_E_NO_REGISTERS,
+			       "thread %d: opened with GCSWALK_ATTACH_NONE, no registers",
 			       (int)th->tid);
+	if (!th->stopped)
+		return gw_fail(t, thread_alive(th->tid) ? GCSWALK_E_NOT_STOPPED :
+				  GCSWALK_E_THREAD_GONE,
+			       "thread %d is not ptrace-stopped", (int)th->tid);
 	if (gw_arch_ptrace_gcs(th->tid, &g) == 0) {
 		th->gcs = g;
 		th->have_gcs = 1;
@@ -90,11 +89,34 @@ static int live_check_thread(struct gcswalk_target *t, struct gw_thread *th)
 	}
 	if (errno != ESRCH)
 		return GCSWALK_OK;      /* no GCS regset: the walk says so */
-	if (!thread_exists(t->pid, th->tid)) {
+	if (!thread_alive(th->tid)) {
 		th->stopped = 0;
 		return gw_fail(t, GCSWALK_E_THREAD_GONE, "thread %d exited", (int)th->tid);
 	}
 	return gw_fail(t, GCSWALK_E_NOT_STOPPED, "thread %d is not ptrace-stopped", (int)th->tid);
+}
+
+static long status_field(pid_t pid, const char *name, int *c);
+static uint64_t now_ms(void);
+
+/*
+ * A seized thread that died is a zombie that only its tracer (us) can
+ * collect; until it is collected, its process cannot be reaped by its
+ * parent. Collect it, unless it is the leader of a process we are also the
+ * parent of: that exit status belongs to the caller's own waitpid().
+ */
+static void reap_dead_tracee(struct gcswalk_target *t, pid_t tid)
+{
+	uint64_t deadline = now_ms() + 200;
+	int c, st;
+
+	if (tid == t->pid && status_field(tid, "\nPPid:", &c) == getpid())
+		return;
+	while (waitpid(tid, &st, __WALL | WNOHANG) == 0 && now_ms() < deadline) {
+		struct timespec ts = { 0, 1000000 };
+
+		nanosleep(&ts, NULL);
+	}
 }
 
 static void live_close(struct gcswalk_target *t)
@@ -102,13 +124,14 @@ static void live_close(struct gcswalk_target *t)
 	size_t i;
 
 	for (i = 0; i < t->nthreads; i++) {
-		if (t->threads[i].attached) {
-			/* ESRCH: it died meanwhile; nothing to release. */
-			if (ptrace(PTRACE_DETACH, t->threads[i].tid, NULL, NULL) != 0 &&
-			    errno != ESRCH)
+		if (!t->threads[i].attached)
+			continue;
+		if (ptrace(PTRACE_DETACH, t->threads[i].tid, NULL, NULL) != 0) {
+			if (errno != ESRCH)
 				continue;
-			t->threads[i].attached = 0;
+			reap_dead_tracee(t, t->threads[i].tid);
 		}
+		t->threads[i].attached = 0;
 	}
 }
 
@@ -207,6 +230,15 @@ static int is_zombie(pid_t pid)
 
 	(void)status_field(pid, "\nState:", &c);
 	return c == 'Z' || c == 'X';
+}
+
+/* A thread that exited but was not reaped yet is a zombie: gone too. */
+static int thread_alive(pid_t tid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)tid);
+	return access(path, F_OK) == 0 && !is_zombie(tid);
 }
 
 static struct gw_thread *find_thread(struct gcswalk_target *t, pid_t tid)
@@ -317,7 +349,7 @@ static int scan_tasks(struct gcswalk_target *t, uint64_t deadline, size_t *fresh
 			continue;
 		if (find_thread(t, (pid_t)tid))
 			continue;
-		if (t->flags & GCSWALK_ATTACH_STOPPED) {
+		if (t->flags & (GCSWALK_ATTACH_STOPPED | GCSWALK_ATTACH_NONE)) {
 			struct gw_thread *th = gw_target_add_thread(t, (pid_t)tid);
 
 			if (!th) {
@@ -396,6 +428,8 @@ static int read_thread_state(struct gcswalk_target *t, struct gw_thread *th)
 			*nl = '\0';
 		th->name = name;
 	}
+	if (t->flags & GCSWALK_ATTACH_NONE)
+		return GCSWALK_OK;
 	if (gw_arch_ptrace_regs(th->tid, &th->regs) != 0) {
 		th->regs.valid = 0;
 		if (errno == ESRCH)
@@ -422,7 +456,7 @@ static int open_live(struct gcswalk_target *t, unsigned timeout_ms)
 		ret = scan_tasks(t, deadline, &fresh);
 		if (ret < 0)
 			return ret;
-		if (fresh == 0 || (t->flags & GCSWALK_ATTACH_STOPPED))
+		if (fresh == 0 || (t->flags & (GCSWALK_ATTACH_STOPPED | GCSWALK_ATTACH_NONE)))
 			break;
 	}
 	if (t->nthreads == 0)
@@ -454,7 +488,9 @@ int gcswalk_target_open_pid(gcswalk_target **out, int pid, unsigned flags, unsig
 		*errmsg = NULL;
 	if (out)
 		*out = NULL;
-	if (!out || pid <= 0 || (flags & ~(unsigned)GCSWALK_ATTACH_STOPPED))
+	if (!out || pid <= 0 ||
+	    (flags & ~(unsigned)(GCSWALK_ATTACH_STOPPED | GCSWALK_ATTACH_NONE)) ||
+	    (flags & GCSWALK_ATTACH_STOPPED && flags & GCSWALK_ATTACH_NONE))
 		return GCSWALK_E_INVALID;
 	t = gw_target_alloc(&live_backend);
 	if (!t)

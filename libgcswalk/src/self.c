@@ -2,34 +2,77 @@
 /*
  * The calling thread's own chain. Async-signal-safe and allocation-free:
  * GCS pages are readable with ordinary loads, so the entries are copied
- * directly; before the first load from each page, mincore() (a system call
- * that fails with ENOMEM for unmapped memory instead of faulting) checks
- * that the page exists, since a stack made by map_shadow_stack without a
- * marker has no terminator and ends at the end of its mapping.
+ * directly from GCSPR_EL0 up. Within the page GCSPR_EL0 points into, that
+ * is all. A chain that goes on into the next page may be leaving its GCS
+ * mapping (a stack made by map_shadow_stack without a marker has no
+ * terminator and ends with its mapping, and the next mapping may be
+ * readable): the first time a walk crosses a page, it looks up the GCS
+ * mapping's end in /proc/self/maps with open/read/close only (all
+ * async-signal-safe), parsing as it reads, with no buffer but one small
+ * chunk on the stack.
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <sys/mman.h>
-#include <sys/syscall.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "internal.h"
 
 #define GCS_PAGE 4096u
 
-/* mincore through syscall(): no libc wrapper state, no errno games. */
-static int page_mapped(uint64_t addr)
+/* The end of the mapping containing ADDR, from /proc/self/maps; 0 if
+ * unknown. Each line starts "lo-hi "; the rest of the line is skipped. */
+static uint64_t mapping_end(uint64_t addr)
 {
-	unsigned char vec;
+	char chunk[256];
+	uint64_t lo = 0, hi = 0, found = 0;
+	int state = 0;          /* 0: lo, 1: hi, 2: rest of line */
+	ssize_t n, i;
+	int fd;
 
-	return syscall(SYS_mincore, (void *)(uintptr_t)(addr & ~(uint64_t)(GCS_PAGE - 1)),
-		       (size_t)GCS_PAGE, &vec) == 0;
+	do
+		fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	while (fd < 0 && errno == EINTR);
+	if (fd < 0)
+		return 0;
+	while (!found) {
+		n = read(fd, chunk, sizeof(chunk));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		for (i = 0; i < n && !found; i++) {
+			char c = chunk[i];
+			int digit = c >= '0' && c <= '9' ? c - '0' :
+				    c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+
+			if (c == '\n') {
+				state = 0;
+				lo = hi = 0;
+			} else if (state == 0) {
+				if (digit >= 0)
+					lo = lo << 4 | (uint64_t)digit;
+				else
+					state = c == '-' ? 1 : 2;
+			} else if (state == 1) {
+				if (digit >= 0) {
+					hi = hi << 4 | (uint64_t)digit;
+				} else {
+					state = 2;
+					if (addr >= lo && addr < hi)
+						found = hi;
+				}
+			}
+		}
+	}
+	close(fd);
+	return found;
 }
 
 int gcswalk_self(struct gcswalk_frame *frames, size_t max, size_t *count)
 {
 	const struct gw_arch *arch = gw_arch_native();
-	uint64_t slot;
+	uint64_t slot, first, end = 0;
 	size_t k = 0;
 	int saved_errno = errno, ret = GCSWALK_END;
 
@@ -40,7 +83,7 @@ int gcswalk_self(struct gcswalk_frame *frames, size_t max, size_t *count)
 		return GCSWALK_E_UNSUPPORTED;
 	if (!gw_arch_self_supported())
 		return GCSWALK_E_NO_GCS_CPU;
-	slot = gw_arch_self_gcspr();
+	slot = first = gw_arch_self_gcspr();
 	if (!slot)
 		return GCSWALK_E_GCS_DISABLED;
 	for (;; slot += arch->entry_size) {
@@ -51,9 +94,16 @@ int gcswalk_self(struct gcswalk_frame *frames, size_t max, size_t *count)
 			ret = GCSWALK_CUT;
 			break;
 		}
-		if ((k == 0 || slot % GCS_PAGE == 0) && !page_mapped(slot)) {
-			/* The end of the GCS mapping: the chain is complete. */
-			break;
+		if (slot % GCS_PAGE == 0 && slot != first) {
+			if (!end)
+				end = mapping_end(first);
+			if (!end) {
+				frames[k++] = (struct gcswalk_frame){ GCSWALK_FRAME_UNREADABLE,
+								      GCSWALK_SOURCE_GCS, 0, slot };
+				break;
+			}
+			if (slot >= end)
+				break;          /* the end of the GCS mapping */
 		}
 		entry = *(const volatile uint64_t *)(uintptr_t)slot;
 		kind = arch->classify(entry, slot);

@@ -260,7 +260,7 @@ static int attr_int(Dwarf_Die *die, unsigned name)
 /* Fill E's symbols for LOOKUP in MOD: inlined frames innermost first. */
 static int describe(Dwfl_Module *mod, uint64_t lookup, struct cache_entry *e)
 {
-	struct gcswalk_symbol cur = { NULL, 0, NULL, 0, 0, 0 };
+	struct gcswalk_symbol cur = { NULL, NULL, 0, NULL, 0, 0, 0 };
 	const char *elf_name;
 	GElf_Off off = 0;
 	GElf_Sym sym;
@@ -268,7 +268,7 @@ static int describe(Dwfl_Module *mod, uint64_t lookup, struct cache_entry *e)
 	Dwarf_Die *cudie, *scopes = NULL;
 	Dwfl_Line *line;
 	size_t cap = 0;
-	int n = 0, i, done = 0;
+	int n = 0, i, done = 0, levels = 0;
 
 	elf_name = dwfl_module_addrinfo(mod, lookup, &off, &sym, NULL, NULL, NULL);
 	line = dwfl_module_getsrc(mod, lookup);
@@ -282,8 +282,9 @@ static int describe(Dwfl_Module *mod, uint64_t lookup, struct cache_entry *e)
 
 		if (tag == DW_TAG_inlined_subroutine) {
 			Dwarf_Files *files;
+			Dwarf_Die *outer = NULL;
 			size_t nfiles;
-			int idx = attr_int(&scopes[i], DW_AT_call_file);
+			int idx = attr_int(&scopes[i], DW_AT_call_file), m;
 
 			cur.function = die_name(&scopes[i]);
 			cur.inlined = 1;
@@ -297,8 +298,22 @@ static int describe(Dwfl_Module *mod, uint64_t lookup, struct cache_entry *e)
 				cur.file = dwarf_filesrc(files, (size_t)idx, NULL, NULL);
 			cur.line = attr_int(&scopes[i], DW_AT_call_line);
 			cur.column = attr_int(&scopes[i], DW_AT_call_column);
+			/* The scopes around an inlined instance (dwarf_getscopes
+			 * gives the abstract ones): [itself, its caller, ...]. */
+			m = dwarf_getscopes_die(&scopes[i], &outer);
+			if (m <= 0 || ++levels > 64) {
+				free(outer);
+				break;
+			}
+			free(scopes);
+			scopes = outer;
+			n = m;
+			i = 0;                  /* the loop continues at 1 */
 		} else if (tag == DW_TAG_subprogram) {
-			cur.function = elf_name ? elf_name : die_name(&scopes[i]);
+			cur.function = die_name(&scopes[i]);
+			if (!cur.function)
+				cur.function = elf_name;
+			cur.symbol = elf_name;
 			cur.function_offset = elf_name ? off : 0;
 			cur.inlined = 0;
 			if (push_symbol(e, &cap, &cur) != 0)
@@ -309,6 +324,7 @@ static int describe(Dwfl_Module *mod, uint64_t lookup, struct cache_entry *e)
 	free(scopes);
 	if (!done && (elf_name || cur.file)) {
 		cur.function = elf_name;
+		cur.symbol = elf_name;
 		cur.function_offset = elf_name ? off : 0;
 		cur.inlined = 0;
 		if (push_symbol(e, &cap, &cur) != 0)

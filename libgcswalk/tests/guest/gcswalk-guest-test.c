@@ -1,0 +1,876 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gcswalk-guest-test: libgcswalk end to end in the guest (TAP).
+ *
+ *   gcswalk-guest-test [--share DIR]
+ *      Skips (4) without GCS. Otherwise: self walks (plain, inside a
+ *      signal handler, on a map_shadow_stack stack, cut); gcswalk-target
+ *      walked live (seized by the library, and stopped by the caller),
+ *      thread names, the fallbacks, release; its core walked; typed errors
+ *      for a process without GCS, a dead pid, a target another process
+ *      traces, a target we may not trace, a process that dies mid-walk.
+ *      Every chain must match the target's own record of functions and
+ *      lines. With --share, the core, the expected chains, the guest's full
+ *      symbolised dump and the mapped files (a sysroot) are left in DIR for
+ *      the host test.
+ *
+ *   gcswalk-guest-test --no-gcs-cpu
+ *      For a CPU without GCS: the typed errors that say so (self walk, live
+ *      walk) and the labelled CFI fallback. Skips where the CPU has GCS.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <pthread.h>
+
+#include "chain-text.h"
+#include "gcs-util.h"
+#include "gcswalk.h"
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#include "tap.h"
+#pragma GCC diagnostic pop
+
+#define TARGET "/opt/gcsprof/tests/gcswalk-target"
+#define TARGET_NAME "gcswalk-target"
+#define SELF_NAME "gcswalk-guest-test"
+
+/* ---- helpers ---- */
+
+static const char *volatile section = "start";
+
+/* A test that hangs fails, and says where. */
+static void on_alarm(int sig)
+{
+	static const char msg[] = "# watchdog: no progress in section ";
+
+	(void)sig;
+	if (write(1, msg, sizeof(msg) - 1) < 0 || write(1, section, strlen(section)) < 0 ||
+	    write(1, "\n", 1) < 0)
+		_exit(1);
+	_exit(1);
+}
+
+static void enter(const char *name)
+{
+	section = name;
+	alarm(120);
+}
+
+struct child {
+	pid_t pid;
+	char *expect;
+};
+
+/* Start the target with stdout on a pipe; read until "ready". */
+static int spawn_target(struct child *c, const char *dir, int gcs)
+{
+	struct text t = { NULL, 0, 0 };
+	int fds[2];
+	char buf[512];
+	ssize_t r;
+
+	memset(c, 0, sizeof(*c));
+	if (pipe(fds) != 0)
+		return -1;
+	c->pid = fork();
+	if (c->pid < 0)
+		return -1;
+	if (c->pid == 0) {
+		close(fds[0]);
+		if (dup2(fds[1], 1) < 0)
+			_exit(2);
+		execl(TARGET, TARGET, "--dir", dir, gcs ? NULL : "--no-gcs", (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	text_printf(&t, "%s", "");
+	while ((r = read(fds[0], buf, sizeof(buf))) > 0) {
+		text_printf(&t, "%.*s", (int)r, buf);
+		if (t.s && strstr(t.s, "ready\n"))
+			break;
+	}
+	close(fds[0]);
+	if (!t.s || !strstr(t.s, "ready\n")) {
+		tap_diag("the target did not get ready: %s", t.s ? t.s : "");
+		text_free(&t);
+		return -1;
+	}
+	*strstr(t.s, "ready\n") = '\0';
+	c->expect = t.s;
+	return 0;
+}
+
+static void reap(struct child *c, int sig)
+{
+	int st;
+
+	if (c->pid > 0) {
+		kill(c->pid, sig);
+		waitpid(c->pid, &st, 0);
+	}
+	c->pid = 0;
+	free(c->expect);
+	c->expect = NULL;
+}
+
+/* Every thread of EXPECT walked in T equals its expected block. */
+static int chains_match(gcswalk_target *t, gcswalk_symbolizer *sym, const char *expect,
+			const char *exe, const char *what)
+{
+	size_t n, i;
+	int *tids = text_tids(expect, &n), ok = n > 0;
+
+	for (i = 0; i < n; i++) {
+		struct text got = { NULL, 0, 0 };
+		char *want = text_block(expect, tids[i]);
+
+		walk_text(&got, t, sym, tids[i], NULL, exe, 0);
+		if (!want || !got.s || strcmp(want, got.s) != 0) {
+			tap_diag("%s: thread %d differs; expected:\n%s# got:\n%s", what, tids[i],
+				 want ? want : "", got.s ? got.s : "");
+			ok = 0;
+		}
+		free(want);
+		text_free(&got);
+	}
+	free(tids);
+	return ok;
+}
+
+static int open_live(gcswalk_target **t, pid_t pid, unsigned flags)
+{
+	char *err = NULL;
+	int ret = gcswalk_target_open_pid(t, pid, flags, 0, &err);
+
+	if (ret != GCSWALK_OK)
+		tap_diag("open pid %d: %s: %s", (int)pid, gcswalk_strerror(ret), err ? err : "");
+	free(err);
+	return ret;
+}
+
+/* In a child, as uid 65534 or just as another tracer: the open status. */
+static int open_status_in_child(pid_t pid, int drop)
+{
+	pid_t c = fork();
+	int st;
+
+	if (c == 0) {
+		gcswalk_target *t = NULL;
+		int ret;
+
+		if (drop && (setresgid(65534, 65534, 65534) != 0 ||
+			     setresuid(65534, 65534, 65534) != 0))
+			_exit(100);
+		ret = gcswalk_target_open_pid(&t, pid, 0, 0, NULL);
+		gcswalk_target_close(t);
+		_exit(ret < 0 ? -ret : 0);
+	}
+	if (c < 0 || waitpid(c, &st, 0) != c || !WIFEXITED(st))
+		return 1000;
+	return -WEXITSTATUS(st);
+}
+
+static char *find_core(const char *dir)
+{
+	struct dirent *de;
+	char *path = NULL;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return NULL;
+	while ((de = readdir(d)) != NULL) {
+		if (strncmp(de->d_name, "core", 4) == 0) {
+			if (asprintf(&path, "%s/%s", dir, de->d_name) < 0)
+				path = NULL;
+			break;
+		}
+	}
+	closedir(d);
+	return path;
+}
+
+static int copy_file(const char *from, const char *to)
+{
+	char *buf = malloc(1 << 16);
+	int in = open(from, O_RDONLY), out = -1, ok = 0;
+	ssize_t r;
+
+	if (buf && in >= 0)
+		out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (out >= 0) {
+		ok = 1;
+		while ((r = read(in, buf, 1 << 16)) > 0)
+			if (write(out, buf, (size_t)r) != r)
+				ok = 0;
+		if (r < 0)
+			ok = 0;
+	}
+	if (in >= 0)
+		close(in);
+	if (out >= 0 && close(out) != 0)
+		ok = 0;
+	free(buf);
+	return ok;
+}
+
+static int mkdirs(const char *path)
+{
+	char *p = strdup(path), *s;
+
+	if (!p)
+		return 0;
+	for (s = p + 1; *s; s++) {
+		if (*s == '/') {
+			*s = '\0';
+			if (mkdir(p, 0755) != 0 && errno != EEXIST) {
+				free(p);
+				return 0;
+			}
+			*s = '/';
+		}
+	}
+	free(p);
+	return 1;
+}
+
+static int write_text(const char *dir, const char *name, const char *s)
+{
+	char *path;
+	FILE *f;
+	int ok;
+
+	if (asprintf(&path, "%s/%s", dir, name) < 0)
+		return 0;
+	f = fopen(path, "w");
+	free(path);
+	if (!f)
+		return 0;
+	ok = fputs(s, f) >= 0;
+	return fclose(f) == 0 && ok;
+}
+
+/* The core, the expectation, the full dump and the mapped files, for the
+ * host test. */
+static int share_core(const char *share, const char *core, gcswalk_target *t,
+		      gcswalk_symbolizer *sym, const char *expect)
+{
+	struct text full = { NULL, 0, 0 };
+	char *to;
+	size_t i, n;
+	int *tids = text_tids(expect, &n), ok = 1;
+
+	for (i = 0; i < n; i++)
+		walk_text(&full, t, sym, tids[i], NULL, TARGET_NAME, 1);
+	free(tids);
+	ok = full.s && write_text(share, "guest-full.txt", full.s) &&
+	     write_text(share, "expect.txt", expect);
+	text_free(&full);
+	if (asprintf(&to, "%s/gcswalk.core", share) < 0)
+		return 0;
+	ok = ok && copy_file(core, to);
+	free(to);
+	for (i = 0; ok && i < gcswalk_target_mapping_count(t); i++) {
+		struct gcswalk_mapping m;
+
+		if (gcswalk_target_mapping(t, i, &m) != GCSWALK_OK || m.offset != 0)
+			continue;
+		if (asprintf(&to, "%s/sysroot%s", share, m.path) < 0)
+			return 0;
+		ok = mkdirs(to) && copy_file(m.path, to);
+		if (!ok)
+			tap_diag("could not copy %s to %s", m.path, to);
+		free(to);
+	}
+	return ok;
+}
+
+/* ---- self walks ---- */
+
+struct self_rec {
+	struct gcswalk_frame frames[64];
+	size_t n;
+	int ret;
+	int lines[4];
+};
+
+static struct self_rec self_plain, self_sig, self_sw, self_cut;
+static atomic_int self_sw_done;
+
+static NOINLINE void self_leaf(struct self_rec *r)
+{
+	r->lines[0] = __LINE__, r->ret = gcswalk_self(r->frames, 64, &r->n);
+	KEEP_FRAME();
+}
+
+static NOINLINE void self_b(struct self_rec *r)
+{
+	r->lines[1] = __LINE__, self_leaf(r);
+	KEEP_FRAME();
+}
+
+static NOINLINE void self_a(struct self_rec *r)
+{
+	r->lines[2] = __LINE__, self_b(r);
+	KEEP_FRAME();
+}
+
+static NOINLINE void self_cut_leaf(struct self_rec *r)
+{
+	r->ret = gcswalk_self(r->frames, 2, &r->n);
+	KEEP_FRAME();
+}
+
+static NOINLINE void self_hnd(struct self_rec *r)
+{
+	r->lines[0] = __LINE__, r->ret = gcswalk_self(r->frames, 64, &r->n);
+	KEEP_FRAME();
+}
+
+static void on_usr2(int sig)
+{
+	(void)sig;
+	self_sig.lines[1] = __LINE__, self_hnd(&self_sig);
+	KEEP_FRAME();
+}
+
+static NOINLINE void self_sig_raise(struct self_rec *r)
+{
+	(void)r;
+	raw_syscall3(__NR_tgkill, getpid(), gettid(), SIGUSR2);
+	KEEP_FRAME();
+}
+
+static NOINLINE void self_sig_b(struct self_rec *r)
+{
+	r->lines[2] = __LINE__, self_sig_raise(r);
+	KEEP_FRAME();
+}
+
+static NOINLINE void self_sig_a(struct self_rec *r)
+{
+	r->lines[3] = __LINE__, self_sig_b(r);
+	KEEP_FRAME();
+}
+
+static NOINLINE void self_sw_leaf(struct self_rec *r)
+{
+	r->lines[0] = __LINE__, r->ret = gcswalk_self(r->frames, 64, &r->n);
+	KEEP_FRAME();
+}
+
+static NOINLINE void self_sw_a(struct self_rec *r)
+{
+	r->lines[1] = __LINE__, self_sw_leaf(r);
+	atomic_store(&self_sw_done, 1);
+	PARK_FOREVER();
+}
+
+#define SW_SIZE (4 * 4096)
+
+static void *self_sw_thread(void *arg)
+{
+	struct self_rec *r = arg;
+	long gcs = raw_syscall3(NR_map_shadow_stack, 0, SW_SIZE, SHADOW_STACK_SET_TOKEN);
+
+	if (gcs < 0 && gcs > -4096) {
+		r->ret = 1000;
+		atomic_store(&self_sw_done, 1);
+		return NULL;
+	}
+	/* Never returns from here: its return address is on the old GCS. */
+	gcsss1((uint64_t)gcs + SW_SIZE - 8);
+	(void)gcsss2();
+	r->lines[2] = __LINE__, self_sw_a(r);
+	exit(3);
+}
+
+static int self_text_starts(gcswalk_symbolizer *sym, const struct self_rec *r, const char *want,
+			    const char *what)
+{
+	struct text got = { NULL, 0, 0 };
+	int ok;
+
+	chain_text(&got, sym, r->frames, r->n, r->ret, SELF_NAME, 0);
+	ok = got.s && strncmp(got.s, want, strlen(want)) == 0;
+	if (!ok)
+		tap_diag("%s: expected a chain starting with:\n%s# got:\n%s", what, want,
+			 got.s ? got.s : "");
+	text_free(&got);
+	return ok;
+}
+
+static void test_self(void)
+{
+	struct sigaction sa;
+	gcswalk_symbolizer *sym = NULL;
+	gcswalk_target *t = NULL;
+	struct text want = { NULL, 0, 0 };
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	pthread_t th;
+	int ok, i;
+
+	self_a(&self_plain);
+	self_cut_leaf(&self_cut);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr2;
+	ok = sigaction(SIGUSR2, &sa, NULL) == 0;
+	if (ok)
+		self_sig_a(&self_sig);
+	if (pthread_create(&th, NULL, self_sw_thread, &self_sw) == 0)
+		for (i = 0; i < 3000 && !atomic_load(&self_sw_done); i++)
+			nanosleep(&ts, NULL);
+
+	if (open_live(&t, getpid(), GCSWALK_ATTACH_NONE) != GCSWALK_OK ||
+	    gcswalk_symbolizer_new(&sym, t, NULL) != GCSWALK_OK) {
+		tap_diag("cannot symbolise this process: %s", gcswalk_target_errmsg(t));
+		for (i = 0; i < 4; i++)
+			tap_result(0, "self: (no symboliser)");
+		gcswalk_target_close(t);
+		return;
+	}
+	text_printf(&want, "return self_leaf:%d\nreturn self_b:%d\nreturn self_a:%d\n",
+		    self_plain.lines[0], self_plain.lines[1], self_plain.lines[2]);
+	tap_result(self_plain.ret == GCSWALK_END && want.s &&
+		   self_text_starts(sym, &self_plain, want.s, "self") &&
+		   self_plain.frames[self_plain.n - 1].kind == GCSWALK_FRAME_TERMINATOR,
+		   "self: a known chain, function and line, up to the terminator");
+	text_free(&want);
+	text_printf(&want, "return self_hnd:%d\nreturn on_usr2:%d\nsigreturn\nsignal-cap\n"
+		    "return self_sig_b:%d\nreturn self_sig_a:%d\n",
+		    self_sig.lines[0], self_sig.lines[1], self_sig.lines[2], self_sig.lines[3]);
+	tap_result(ok && self_sig.ret == GCSWALK_END && want.s &&
+		   self_text_starts(sym, &self_sig, want.s, "self in a signal handler"),
+		   "self: from a signal handler, across the signal cap");
+	text_free(&want);
+	text_printf(&want, "return self_sw_leaf:%d\nreturn self_sw_a:%d\nreturn self_sw_thread:%d\nend\n",
+		    self_sw.lines[0], self_sw.lines[1], self_sw.lines[2]);
+	tap_result(self_sw.ret == GCSWALK_END && want.s &&
+		   self_text_starts(sym, &self_sw, want.s, "self on a switched GCS"),
+		   "self: on a map_shadow_stack GCS, ending at its mapping");
+	text_free(&want);
+	tap_result(self_cut.ret == GCSWALK_CUT && self_cut.n == 2, "self: depth limit says cut");
+	gcswalk_symbolizer_free(sym);
+	gcswalk_target_close(t);
+}
+
+/* ---- live and core ---- */
+
+static int thread_names_ok(gcswalk_target *t)
+{
+	const char *want[] = { TARGET_NAME, "gw-plain", "gw-signal", "gw-switch" };
+	size_t i, j, found = 0;
+
+	for (j = 0; j < 4; j++) {
+		for (i = 0; i < gcswalk_target_thread_count(t); i++) {
+			struct gcswalk_thread_info info;
+
+			if (gcswalk_target_thread(t, i, &info) == GCSWALK_OK && info.name &&
+			    strcmp(info.name, want[j]) == 0 && info.have_gcs &&
+			    (info.gcs.features_enabled & 1) && (j != 0 || i == 0)) {
+				found++;
+				break;
+			}
+		}
+	}
+	return gcswalk_target_thread_count(t) == 4 && found == 4;
+}
+
+static int strip_line(char *s, const char *line)
+{
+	char *p;
+	int n = 0;
+
+	while ((p = strstr(s, line)) != NULL) {
+		memmove(p, p + strlen(line), strlen(p + strlen(line)) + 1);
+		n++;
+	}
+	return n;
+}
+
+static int fp_labelled(gcswalk_target *t, int tid)
+{
+	struct gcswalk_walk_options o = GCSWALK_WALK_OPTIONS_INIT;
+	struct gcswalk_frame f;
+	gcswalk_walk *w;
+	int idx = gcswalk_target_thread_index(t, tid), ok = 1;
+
+	o.method = GCSWALK_METHOD_FP;
+	if (idx < 0 || gcswalk_walk_begin(&w, t, (size_t)idx, &o) != GCSWALK_OK)
+		return 0;
+	while (gcswalk_walk_next(w, &f) == GCSWALK_OK)
+		ok &= f.source == GCSWALK_SOURCE_FP;
+	gcswalk_walk_free(w);
+	return ok;
+}
+
+static void test_fallbacks(gcswalk_target *t, gcswalk_symbolizer *sym, const char *expect)
+{
+	struct gcswalk_walk_options o = GCSWALK_WALK_OPTIONS_INIT;
+	size_t n;
+	int *tids = text_tids(expect, &n), ok = 0;
+	struct text got = { NULL, 0, 0 };
+	char *want = NULL;
+
+	/* The plain thread: CFI must find the same chain, minus the GCS's own
+	 * terminator; every frame labelled as coming from the CFI unwinder. */
+	if (n >= 2) {
+		gcswalk_walk *w = NULL;
+		struct gcswalk_frame f;
+		int idx = gcswalk_target_thread_index(t, tids[1]), labelled = 1;
+
+		o.method = GCSWALK_METHOD_CFI;
+		o.symbolizer = sym;
+		want = text_block(expect, tids[1]);
+		walk_text(&got, t, sym, tids[1], &o, TARGET_NAME, 0);
+		if (want && strip_line(want, "terminator\n") == 1 && got.s &&
+		    strcmp(want, got.s) == 0)
+			ok = 1;
+		else
+			tap_diag("CFI chain differs; expected:\n%s# got:\n%s", want ? want : "",
+				 got.s ? got.s : "");
+		if (idx >= 0 && gcswalk_walk_begin(&w, t, (size_t)idx, &o) == GCSWALK_OK) {
+			while (gcswalk_walk_next(w, &f) == GCSWALK_OK)
+				labelled &= f.source == GCSWALK_SOURCE_CFI;
+			gcswalk_walk_free(w);
+		} else {
+			labelled = 0;
+		}
+		ok &= labelled;
+	}
+	tap_result(ok, "live fallback: CFI gives the GCS chain, labelled cfi");
+	free(want);
+	text_free(&got);
+	{
+		/* Frame records: labelled, and every frame they give in the
+		 * target itself is one the GCS has too (they may miss a leaf's
+		 * caller; libc's records are not this test's business). */
+		struct text gcs = { NULL, 0, 0 }, fp = { NULL, 0, 0 };
+		char *line, *save = NULL;
+		int frames = 0, bad = 0;
+
+		o.method = GCSWALK_METHOD_FP;
+		o.symbolizer = NULL;
+		ok = 0;
+		if (n >= 2 && walk_text(&gcs, t, sym, tids[1], NULL, TARGET_NAME, 0) == GCSWALK_OK &&
+		    walk_text(&fp, t, sym, tids[1], &o, TARGET_NAME, 0) == GCSWALK_OK && gcs.s &&
+		    fp.s) {
+			for (line = strtok_r(fp.s, "\n", &save); line;
+			     line = strtok_r(NULL, "\n", &save)) {
+				if (strncmp(line, "return ", 7) != 0)
+					continue;
+				frames++;
+				if (!strstr(gcs.s, line)) {
+					tap_diag("FP frame \"%s\" is not on the GCS", line);
+					bad++;
+				}
+			}
+			ok = frames >= 3 && bad == 0 && fp_labelled(t, tids[1]);
+			tap_diag("frame records: %d frames in the target", frames);
+		}
+		tap_result(ok, "live fallback: frame records agree with the GCS, labelled fp");
+		text_free(&gcs);
+		text_free(&fp);
+	}
+	free(tids);
+}
+
+static void test_live_and_core(const char *share)
+{
+	char dir[] = "/tmp/gcswalk-test.XXXXXX";
+	struct child c;
+	gcswalk_target *t = NULL, *core = NULL;
+	gcswalk_symbolizer *sym = NULL;
+	char *corepath = NULL, *err = NULL;
+	int ret, st, ok;
+	size_t i;
+
+	if (!mkdtemp(dir) || spawn_target(&c, dir, 1) != 0) {
+		for (i = 0; i < 9; i++)
+			tap_result(0, "live: (no target)");
+		return;
+	}
+	/* The library seizes and releases. */
+	ret = open_live(&t, c.pid, GCSWALK_ATTACH_SEIZE);
+	ok = ret == GCSWALK_OK && gcswalk_symbolizer_new(&sym, t, NULL) == GCSWALK_OK;
+	tap_result(ok && chains_match(t, sym, c.expect, TARGET_NAME, "live"),
+		   "live: every thread's chain matches (plain, inlined, signal, switched)");
+	tap_result(ok && thread_names_ok(t), "live: four threads with names and GCS state");
+	if (ok)
+		test_fallbacks(t, sym, c.expect);
+	else {
+		tap_result(0, "live fallback: CFI gives the GCS chain, labelled cfi");
+		tap_result(0, "live fallback: frame records agree with the GCS, labelled fp");
+	}
+	/* While we hold it, another tracer is refused with BUSY. */
+	ret = open_status_in_child(c.pid, 0);
+	tap_result(ret == GCSWALK_E_BUSY, "errors: a target traced by another process is BUSY");
+	if (ret != GCSWALK_E_BUSY)
+		tap_diag("got %d (%s)", ret, gcswalk_strerror(ret));
+	gcswalk_symbolizer_free(sym);
+	sym = NULL;
+	gcswalk_target_close(t);
+	t = NULL;
+
+	/* The caller stops the threads; the library only reads. */
+	{
+		gcswalk_target *probe = NULL;
+		int stopped = 0, n = 0;
+		size_t k;
+
+		if (open_live(&probe, c.pid, GCSWALK_ATTACH_NONE) == GCSWALK_OK) {
+			for (k = 0; k < gcswalk_target_thread_count(probe); k++) {
+				struct gcswalk_thread_info info;
+				int s;
+
+				if (gcswalk_target_thread(probe, k, &info) != GCSWALK_OK)
+					continue;
+				n++;
+				if (ptrace(PTRACE_SEIZE, info.tid, NULL, NULL) == 0 &&
+				    ptrace(PTRACE_INTERRUPT, info.tid, NULL, NULL) == 0 &&
+				    waitpid(info.tid, &s, __WALL) == info.tid && WIFSTOPPED(s))
+					stopped++;
+			}
+		}
+		ret = open_live(&t, c.pid, GCSWALK_ATTACH_STOPPED);
+		ok = n == 4 && stopped == 4 && ret == GCSWALK_OK &&
+		     gcswalk_symbolizer_new(&sym, t, NULL) == GCSWALK_OK &&
+		     chains_match(t, sym, c.expect, TARGET_NAME, "live, stopped by the caller");
+		tap_result(ok, "live: threads the caller stopped are walked as they are");
+		gcswalk_symbolizer_free(sym);
+		sym = NULL;
+		gcswalk_target_close(t);
+		t = NULL;
+		for (k = 0; probe && k < gcswalk_target_thread_count(probe); k++) {
+			struct gcswalk_thread_info info;
+
+			if (gcswalk_target_thread(probe, k, &info) == GCSWALK_OK)
+				ptrace(PTRACE_DETACH, info.tid, NULL, NULL);
+		}
+		gcswalk_target_close(probe);
+	}
+	/* Released: it runs on and can be walked again. */
+	ret = open_live(&t, c.pid, 0);
+	tap_result(ret == GCSWALK_OK && kill(c.pid, 0) == 0,
+		   "live: released on close, walkable again");
+	gcswalk_target_close(t);
+	t = NULL;
+
+	/* Its core. */
+	kill(c.pid, SIGQUIT);
+	ok = waitpid(c.pid, &st, 0) == c.pid && WIFSIGNALED(st) && WCOREDUMP(st);
+	c.pid = 0;
+	corepath = ok ? find_core(dir) : NULL;
+	ret = corepath ? gcswalk_target_open_core(&core, corepath, &err) : GCSWALK_E_IO;
+	if (ret != GCSWALK_OK)
+		tap_diag("core %s: %s: %s", corepath ? corepath : "(none)", gcswalk_strerror(ret),
+			 err ? err : "");
+	free(err);
+	ok = ret == GCSWALK_OK && gcswalk_symbolizer_new(&sym, core, NULL) == GCSWALK_OK;
+	tap_result(ok && gcswalk_target_thread_count(core) == 4 &&
+		   chains_match(core, sym, c.expect, TARGET_NAME, "core"),
+		   "core: every thread's chain matches");
+	if (share) {
+		ok = ok && share_core(share, corepath, core, sym, c.expect);
+		tap_result(ok, "core: left for the host test with its sysroot");
+	} else {
+		tap_skip("core: left for the host test with its sysroot", "no --share");
+	}
+	gcswalk_symbolizer_free(sym);
+	gcswalk_target_close(core);
+	if (corepath)
+		unlink(corepath);
+	free(corepath);
+	reap(&c, SIGKILL);
+	rmdir(dir);
+}
+
+static void test_errors(void)
+{
+	char dir[] = "/tmp/gcswalk-err.XXXXXX";
+	struct gcswalk_walk_options o = GCSWALK_WALK_OPTIONS_INIT;
+	struct child c;
+	gcswalk_target *t = NULL;
+	gcswalk_walk *w = NULL;
+	int ret, st, ok = 0, i;
+	pid_t pid;
+
+	/* A dead, reaped pid. */
+	pid = fork();
+	if (pid == 0)
+		_exit(0);
+	waitpid(pid, &st, 0);
+	ret = gcswalk_target_open_pid(&t, pid, 0, 0, NULL);
+	tap_result(ret == GCSWALK_E_NO_PROCESS && t == NULL, "errors: a dead pid is NO_PROCESS");
+
+	if (!mkdtemp(dir)) {
+		tap_result(0, "errors: (no folder)");
+		return;
+	}
+	/* Not ours to trace: as nobody, a root process. */
+	if (spawn_target(&c, dir, 1) == 0) {
+		ret = open_status_in_child(c.pid, 1);
+		tap_result(ret == GCSWALK_E_PERMISSION, "errors: a target we may not trace is PERMISSION");
+		if (ret != GCSWALK_E_PERMISSION)
+			tap_diag("got %d (%s)", ret, gcswalk_strerror(ret));
+		/* A process that dies while we hold it. */
+		ret = open_live(&t, c.pid, 0);
+		if (ret == GCSWALK_OK) {
+			kill(c.pid, SIGKILL);
+			for (i = 0; i < 500; i++) {
+				char path[64], buf[512];
+				int fd;
+				ssize_t n;
+
+				snprintf(path, sizeof(path), "/proc/%d/stat", (int)c.pid);
+				fd = open(path, O_RDONLY);
+				n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+				if (fd >= 0)
+					close(fd);
+				buf[n > 0 ? n : 0] = '\0';
+				if (n <= 0 || strstr(buf, ") Z") || strstr(buf, ") X"))
+					break;
+				usleep(10000);
+			}
+			ret = gcswalk_walk_begin(&w, t, 1, NULL);
+			tap_result(ret == GCSWALK_E_THREAD_GONE,
+				   "errors: a process killed mid-walk is THREAD_GONE");
+			if (ret != GCSWALK_E_THREAD_GONE)
+				tap_diag("got %s: %s", gcswalk_strerror(ret), gcswalk_target_errmsg(t));
+			gcswalk_walk_free(w);
+			gcswalk_target_close(t);
+			t = NULL;
+		} else {
+			tap_result(0, "errors: a process killed mid-walk is THREAD_GONE");
+		}
+		reap(&c, SIGKILL);
+	} else {
+		tap_result(0, "errors: a target we may not trace is PERMISSION");
+		tap_result(0, "errors: a process killed mid-walk is THREAD_GONE");
+	}
+	/* A process without GCS: typed error, then the labelled fallback. */
+	enter("errors: process without GCS");
+	if (spawn_target(&c, dir, 0) == 0 && open_live(&t, c.pid, 0) == GCSWALK_OK) {
+		gcswalk_symbolizer *sym = NULL;
+		struct gcswalk_frame f;
+		int n = 0, labelled = 1;
+
+		ret = gcswalk_walk_begin(&w, t, 0, NULL);
+		tap_result(ret == GCSWALK_E_GCS_DISABLED && w == NULL,
+			   "errors: a process without GCS is GCS_DISABLED");
+		o.method = GCSWALK_METHOD_CFI;
+		enter("errors: CFI without GCS");
+		if (gcswalk_symbolizer_new(&sym, t, NULL) == GCSWALK_OK) {
+			o.symbolizer = sym;
+			if (gcswalk_walk_begin(&w, t, 0, &o) == GCSWALK_OK) {
+				while (gcswalk_walk_next(w, &f) == GCSWALK_OK) {
+					n++;
+					labelled &= f.source == GCSWALK_SOURCE_CFI;
+				}
+				gcswalk_walk_free(w);
+				ok = n >= 3 && labelled;
+			}
+		}
+		tap_result(ok, "errors: without GCS, the CFI fallback walks, labelled");
+		gcswalk_symbolizer_free(sym);
+		gcswalk_target_close(t);
+	} else {
+		tap_result(0, "errors: a process without GCS is GCS_DISABLED");
+		tap_result(0, "errors: without GCS, the CFI fallback walks, labelled");
+	}
+	reap(&c, SIGKILL);
+	rmdir(dir);
+}
+
+/* A CPU without GCS: every way in says so, with a type. */
+static void __attribute__((noreturn)) no_gcs_cpu(void)
+{
+	struct gcswalk_walk_options o = GCSWALK_WALK_OPTIONS_INIT;
+	struct gcswalk_frame f[8];
+	char dir[] = "/tmp/gcswalk-nogcs.XXXXXX";
+	gcswalk_symbolizer *sym = NULL;
+	gcswalk_target *t = NULL;
+	gcswalk_walk *w = NULL;
+	struct child c;
+	size_t n = 1;
+	int ret, ok = 0;
+
+	if (getauxval(AT_HWCAP) & HWCAP_GCS)
+		tap_skip_all("this CPU has GCS");
+	tap_plan(3);
+	ret = gcswalk_self(f, 8, &n);
+	tap_result(ret == GCSWALK_E_NO_GCS_CPU && n == 0, "no GCS CPU: self walk is NO_GCS_CPU");
+	if (mkdtemp(dir) && spawn_target(&c, dir, 1) == 0 &&
+	    open_live(&t, c.pid, 0) == GCSWALK_OK) {
+		ret = gcswalk_walk_begin(&w, t, 0, NULL);
+		tap_result(ret == GCSWALK_E_NO_GCS_CPU, "no GCS CPU: live walk is NO_GCS_CPU");
+		if (ret != GCSWALK_E_NO_GCS_CPU)
+			tap_diag("got %s: %s", gcswalk_strerror(ret), gcswalk_target_errmsg(t));
+		gcswalk_walk_free(w);
+		w = NULL;
+		o.method = GCSWALK_METHOD_CFI;
+		if (gcswalk_symbolizer_new(&sym, t, NULL) == GCSWALK_OK) {
+			o.symbolizer = sym;
+			if (gcswalk_walk_begin(&w, t, 0, &o) == GCSWALK_OK) {
+				n = 0;
+				while (gcswalk_walk_next(w, &f[0]) == GCSWALK_OK)
+					n++;
+				ok = n >= 3 && f[0].source == GCSWALK_SOURCE_CFI;
+				gcswalk_walk_free(w);
+			}
+		}
+		tap_result(ok, "no GCS CPU: the CFI fallback walks, labelled");
+		gcswalk_symbolizer_free(sym);
+		gcswalk_target_close(t);
+		reap(&c, SIGKILL);
+	} else {
+		tap_result(0, "no GCS CPU: live walk is NO_GCS_CPU");
+		tap_result(0, "no GCS CPU: the CFI fallback walks, labelled");
+	}
+	rmdir(dir);
+	tap_finish();
+}
+
+int main(int argc, char **argv)
+{
+	const char *share = NULL;
+	long ret;
+
+	if (argc == 2 && strcmp(argv[1], "--no-gcs-cpu") == 0)
+		no_gcs_cpu();
+	if (argc == 3 && strcmp(argv[1], "--share") == 0)
+		share = argv[2];
+	else if (argc != 1) {
+		fprintf(stderr, "usage: gcswalk-guest-test [--share DIR | --no-gcs-cpu]\n");
+		return 2;
+	}
+	if (!(getauxval(AT_HWCAP) & HWCAP_GCS))
+		tap_skip_all("no HWCAP_GCS: this CPU or kernel has no GCS");
+	tap_plan(19);
+	/* From here on main() must not return (GCS is on; its return address
+	 * is not on the GCS): it leaves through tap_finish(). */
+	ret = raw_syscall3(__NR_prctl, PR_SET_SHADOW_STACK_STATUS, PR_SHADOW_STACK_ENABLE, 0);
+	tap_result(ret == 0, "enable GCS in the test itself");
+	signal(SIGALRM, on_alarm);
+	enter("self");
+	if (ret == 0)
+		test_self();
+	enter("live and core");
+	test_live_and_core(share);
+	enter("errors");
+	test_errors();
+	tap_finish();
+}
