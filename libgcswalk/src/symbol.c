@@ -373,6 +373,16 @@ int gcswalk_symbolize(gcswalk_symbolizer *s, uint64_t address, int return_addres
 	e->loc.address = address;
 	e->loc.lookup_address = lookup;
 	mod = dwfl_addrmodule(s->dwfl, lookup);
+	/* A module spans its segments and the gaps between them, where
+	 * something else (the vDSO, another library) may be mapped: only a
+	 * mapping of the module's own file counts. */
+	if (mod) {
+		const struct gw_mapping *m = mapping_of(s->t, lookup);
+		const char *name = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+
+		if (!m || !name || strcmp(m->path, name) != 0)
+			mod = NULL;
+	}
 	if (mod) {
 		const unsigned char *bits;
 		GElf_Addr vaddr, start;

@@ -2,7 +2,7 @@
 /*
  * gcswalk-guest-test: libgcswalk end to end in the guest (TAP).
  *
- *   gcswalk-guest-test [--share DIR]
+ *   gcswalk-guest-test
  *      Skips (4) without GCS. Otherwise: self walks (plain, inside a
  *      signal handler, on a map_shadow_stack stack, cut); gcswalk-target
  *      walked live (seized by the library, and stopped by the caller),
@@ -10,9 +10,12 @@
  *      for a process without GCS, a dead pid, a target another process
  *      traces, a target we may not trace, a process that dies mid-walk.
  *      Every chain must match the target's own record of functions and
- *      lines. With --share, the core, the expected chains, the guest's full
- *      symbolised dump and the mapped files (a sysroot) are left in DIR for
- *      the host test.
+ *      lines.
+ *
+ *   gcswalk-guest-test --core-for-host DIR
+ *      Only the core: walked here, then the core, the expected chains, the
+ *      guest's full symbolised dump and the mapped files (a sysroot) are
+ *      left in DIR for the host test (tests/host/guest-core-test.sh).
  *
  *   gcswalk-guest-test --no-gcs-cpu
  *      For a CPU without GCS: the typed errors that say so (self walk, live
@@ -588,18 +591,66 @@ static void test_fallbacks(gcswalk_target *t, gcswalk_symbolizer *sym, const cha
 	free(tids);
 }
 
-static void test_live_and_core(const char *share)
+/* Kill the target with SIGQUIT, walk its core; with SHARE, leave it there
+ * for the host test. */
+static void core_of_target(struct child *c, const char *dir, const char *share)
 {
-	char dir[] = "/tmp/gcswalk-test.XXXXXX";
-	struct child c;
-	gcswalk_target *t = NULL, *core = NULL;
+	gcswalk_target *core = NULL;
 	gcswalk_symbolizer *sym = NULL;
 	char *corepath = NULL, *err = NULL;
 	int ret, st, ok;
+
+	kill(c->pid, SIGQUIT);
+	ok = waitpid(c->pid, &st, 0) == c->pid && WIFSIGNALED(st) && WCOREDUMP(st);
+	c->pid = 0;
+	corepath = ok ? find_core(dir) : NULL;
+	ret = corepath ? gcswalk_target_open_core(&core, corepath, &err) : GCSWALK_E_IO;
+	if (ret != GCSWALK_OK)
+		tap_diag("core %s: %s: %s", corepath ? corepath : "(none)", gcswalk_strerror(ret),
+			 err ? err : "");
+	free(err);
+	ok = ret == GCSWALK_OK && gcswalk_symbolizer_new(&sym, core, NULL) == GCSWALK_OK;
+	tap_result(ok && gcswalk_target_thread_count(core) == 4 &&
+		   chains_match(core, sym, c->expect, TARGET_NAME, "core"),
+		   "core: every thread's chain matches");
+	if (share)
+		tap_result(ok && share_core(share, corepath, core, sym, c->expect),
+			   "core: left for the host test with its sysroot");
+	gcswalk_symbolizer_free(sym);
+	gcswalk_target_close(core);
+	if (corepath)
+		unlink(corepath);
+	free(corepath);
+}
+
+/* --core-for-host DIR: only the core, left in DIR. */
+static void __attribute__((noreturn)) core_for_host(const char *share)
+{
+	char dir[] = "/tmp/gcswalk-core.XXXXXX";
+	struct child c;
+
+	if (!(getauxval(AT_HWCAP) & HWCAP_GCS))
+		tap_skip_all("no HWCAP_GCS: this CPU or kernel has no GCS");
+	tap_plan(2);
+	if (!mkdtemp(dir) || spawn_target(&c, dir, 1) != 0)
+		tap_finish();
+	core_of_target(&c, dir, share);
+	reap(&c, SIGKILL);
+	rmdir(dir);
+	tap_finish();
+}
+
+static void test_live_and_core(void)
+{
+	char dir[] = "/tmp/gcswalk-test.XXXXXX";
+	struct child c;
+	gcswalk_target *t = NULL;
+	gcswalk_symbolizer *sym = NULL;
+	int ret, ok;
 	size_t i;
 
 	if (!mkdtemp(dir) || spawn_target(&c, dir, 1) != 0) {
-		for (i = 0; i < 9; i++)
+		for (i = 0; i < 8; i++)
 			tap_result(0, "live: (no target)");
 		return;
 	}
@@ -669,31 +720,7 @@ static void test_live_and_core(const char *share)
 	gcswalk_target_close(t);
 	t = NULL;
 
-	/* Its core. */
-	kill(c.pid, SIGQUIT);
-	ok = waitpid(c.pid, &st, 0) == c.pid && WIFSIGNALED(st) && WCOREDUMP(st);
-	c.pid = 0;
-	corepath = ok ? find_core(dir) : NULL;
-	ret = corepath ? gcswalk_target_open_core(&core, corepath, &err) : GCSWALK_E_IO;
-	if (ret != GCSWALK_OK)
-		tap_diag("core %s: %s: %s", corepath ? corepath : "(none)", gcswalk_strerror(ret),
-			 err ? err : "");
-	free(err);
-	ok = ret == GCSWALK_OK && gcswalk_symbolizer_new(&sym, core, NULL) == GCSWALK_OK;
-	tap_result(ok && gcswalk_target_thread_count(core) == 4 &&
-		   chains_match(core, sym, c.expect, TARGET_NAME, "core"),
-		   "core: every thread's chain matches");
-	if (share) {
-		ok = ok && share_core(share, corepath, core, sym, c.expect);
-		tap_result(ok, "core: left for the host test with its sysroot");
-	} else {
-		tap_skip("core: left for the host test with its sysroot", "no --share");
-	}
-	gcswalk_symbolizer_free(sym);
-	gcswalk_target_close(core);
-	if (corepath)
-		unlink(corepath);
-	free(corepath);
+	core_of_target(&c, dir, NULL);
 	reap(&c, SIGKILL);
 	rmdir(dir);
 }
@@ -846,20 +873,19 @@ static void __attribute__((noreturn)) no_gcs_cpu(void)
 
 int main(int argc, char **argv)
 {
-	const char *share = NULL;
 	long ret;
 
 	if (argc == 2 && strcmp(argv[1], "--no-gcs-cpu") == 0)
 		no_gcs_cpu();
-	if (argc == 3 && strcmp(argv[1], "--share") == 0)
-		share = argv[2];
-	else if (argc != 1) {
-		fprintf(stderr, "usage: gcswalk-guest-test [--share DIR | --no-gcs-cpu]\n");
+	if (argc == 3 && strcmp(argv[1], "--core-for-host") == 0)
+		core_for_host(argv[2]);
+	if (argc != 1) {
+		fprintf(stderr, "usage: gcswalk-guest-test [--core-for-host DIR | --no-gcs-cpu]\n");
 		return 2;
 	}
 	if (!(getauxval(AT_HWCAP) & HWCAP_GCS))
 		tap_skip_all("no HWCAP_GCS: this CPU or kernel has no GCS");
-	tap_plan(19);
+	tap_plan(18);
 	/* From here on main() must not return (GCS is on; its return address
 	 * is not on the GCS): it leaves through tap_finish(). */
 	ret = raw_syscall3(__NR_prctl, PR_SET_SHADOW_STACK_STATUS, PR_SHADOW_STACK_ENABLE, 0);
@@ -869,7 +895,7 @@ int main(int argc, char **argv)
 	if (ret == 0)
 		test_self();
 	enter("live and core");
-	test_live_and_core(share);
+	test_live_and_core();
 	enter("errors");
 	test_errors();
 	tap_finish();

@@ -232,6 +232,7 @@ int main(int argc, char **argv)
 	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
 	void *(*fns[])(void *) = { plain_thread, sig_thread, sw_thread };
 	struct sigaction sa;
+	pthread_attr_t attr;
 	pthread_t t;
 	int i, want_gcs = 1;
 
@@ -270,8 +271,13 @@ int main(int argc, char **argv)
 		gcs_on = 1;
 	}
 	recs[0].tid = getpid();
+	/* Small stacks (and so small thread GCSs) keep the core small. */
+	if (pthread_attr_init(&attr) != 0 || pthread_attr_setstacksize(&attr, 256 * 1024) != 0) {
+		fprintf(stderr, "pthread attributes failed\n");
+		exit(2);
+	}
 	for (i = 0; i < NTHREADS - 1; i++) {
-		if (pthread_create(&t, NULL, fns[i], &recs[i + 1]) != 0) {
+		if (pthread_create(&t, &attr, fns[i], &recs[i + 1]) != 0) {
 			fprintf(stderr, "pthread_create failed\n");
 			exit(2);
 		}
