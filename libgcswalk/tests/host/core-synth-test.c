@@ -550,6 +550,21 @@ int main(void)
 	struct synth_buf core;
 	char *path, cmd[64];
 
+	/* GCSWALK_KEEP_CORE=PATH: only write the reference core there (for
+	 * the example test), run nothing. */
+	if (getenv("GCSWALK_KEEP_CORE")) {
+		FILE *f;
+		int ok;
+
+		if (build_reference(&core) != 0)
+			return 1;
+		f = fopen(getenv("GCSWALK_KEEP_CORE"), "wb");
+		ok = f && fwrite(core.p, 1, core.len, f) == core.len;
+		if (f && fclose(f) != 0)
+			ok = 0;
+		free(core.p);
+		return ok ? 0 : 1;
+	}
 	tap_plan(31);
 	tap_result(gcswalk_strerror(GCSWALK_E_CORRUPT)[0] && gcswalk_strerror(GCSWALK_END)[0] &&
 		   strcmp(gcswalk_strerror(-9999), "unknown status") == 0 &&
