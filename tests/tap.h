@@ -33,7 +33,7 @@ struct tap_state {
 static struct tap_state tap;
 
 __attribute__((format(printf, 1, 0)))
-static void tap_vprint(const char *fmt, va_list ap)
+static inline void tap_vprint(const char *fmt, va_list ap)
 {
 	char line[512];
 	int n = vsnprintf(line, sizeof(line), fmt, ap);
@@ -52,7 +52,7 @@ static void tap_vprint(const char *fmt, va_list ap)
 }
 
 __attribute__((format(printf, 1, 2)))
-static void tap_print(const char *fmt, ...)
+static inline void tap_print(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -61,7 +61,7 @@ static void tap_print(const char *fmt, ...)
 	va_end(ap);
 }
 
-static void tap_plan(int n)
+static inline void tap_plan(int n)
 {
 	tap.planned = n;
 	tap_print("TAP version 13\n1..%d\n", n);
@@ -69,7 +69,7 @@ static void tap_plan(int n)
 
 /* A diagnostic line: "# ..." */
 __attribute__((format(printf, 1, 2)))
-static void tap_diag(const char *fmt, ...)
+static inline void tap_diag(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -80,7 +80,7 @@ static void tap_diag(const char *fmt, ...)
 	tap_print("\n");
 }
 
-static void tap_result(int pass, const char *name)
+static inline void tap_result(int pass, const char *name)
 {
 	tap.run++;
 	if (pass)
@@ -90,7 +90,7 @@ static void tap_result(int pass, const char *name)
 	tap_print("%s %d %s\n", pass ? "ok" : "not ok", tap.run, name);
 }
 
-static void tap_skip(const char *name, const char *why)
+static inline void tap_skip(const char *name, const char *why)
 {
 	tap.run++;
 	tap.skipped++;
@@ -98,13 +98,13 @@ static void tap_skip(const char *name, const char *why)
 }
 
 /* Skip the whole program: no plan was printed yet. */
-static void __attribute__((noreturn)) tap_skip_all(const char *why)
+static inline void __attribute__((noreturn)) tap_skip_all(const char *why)
 {
 	tap_print("TAP version 13\n1..0 # SKIP %s\n", why);
 	exit(TAP_EXIT_SKIP);
 }
 
-static void __attribute__((noreturn)) tap_finish(void)
+static inline void __attribute__((noreturn)) tap_finish(void)
 {
 	while (tap.run < tap.planned)
 		tap_result(0, "(case not run)");
