@@ -334,7 +334,8 @@ struct gcswalk_symbolizer_options {
 	unsigned version;            /* GCSWALK_SYMBOLIZER_OPTIONS_VERSION */
 	/* Directory prepended to every mapped file's path before it is
 	 * opened (e.g. an arm64 root on an x86_64 host); the path itself is
-	 * tried if the prefixed one does not exist. NULL: none. */
+	 * tried if the prefixed one does not exist. NULL: none for a core;
+	 * /proc/PID/root for a live process (its own view of the files). */
 	const char *sysroot;
 	/* Where to look for separate debug files, in libdwfl's
 	 * debuginfo_path syntax; NULL: ":.debug:/usr/lib/debug" (with the

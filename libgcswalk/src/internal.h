@@ -62,9 +62,9 @@ struct gcswalk_target {
 	const struct gw_arch *arch;
 	pid_t pid;
 	struct gw_thread *threads;
-	size_t nthreads;
+	size_t nthreads, threads_cap;
 	struct gw_mapping *maps;
-	size_t nmaps;
+	size_t nmaps, maps_cap;
 	char *errmsg;
 	char *procname;         /* core: from NT_PRPSINFO */
 	/* core */

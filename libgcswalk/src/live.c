@@ -89,7 +89,9 @@ static int live_check_thread(struct gcswalk_target *t, struct gw_thread *th)
 	}
 	if (errno != ESRCH)
 		return GCSWALK_OK;      /* no GCS regset: the walk says so */
-	if (!thread_alive(th->tid)) {
+	/* A thread we stopped leaves its stop only by dying (SIGKILL), even
+	 * if it is not a zombie yet. */
+	if (th->attached || !thread_alive(th->tid)) {
 		th->stopped = 0;
 		return gw_fail(t, GCSWALK_E_THREAD_GONE, "thread %d exited", (int)th->tid);
 	}

@@ -12,6 +12,7 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -117,7 +118,7 @@ int gcswalk_symbolizer_new(gcswalk_symbolizer **out, gcswalk_target *t,
 {
 	struct gcswalk_symbolizer_options def = GCSWALK_SYMBOLIZER_OPTIONS_INIT;
 	gcswalk_symbolizer *s;
-	int ret;
+	int ret, want_sysroot = 0;
 
 	if (out)
 		*out = NULL;
@@ -135,8 +136,18 @@ int gcswalk_symbolizer_new(gcswalk_symbolizer **out, gcswalk_target *t,
 	s->t = t;
 	s->nbuckets = 1024;
 	s->buckets = calloc(s->nbuckets, sizeof(*s->buckets));
-	if (opts->sysroot && opts->sysroot[0])
+	if (opts->sysroot && opts->sysroot[0]) {
+		want_sysroot = 1;
 		s->sysroot = strdup(opts->sysroot);
+	} else if (t->fd < 0 && t->pid > 0) {
+		want_sysroot = 1;
+		/* A live process sees files through its own root (another
+		 * mount namespace, a chroot): look there first. */
+		char root[48];
+
+		snprintf(root, sizeof(root), "/proc/%d/root", (int)t->pid);
+		s->sysroot = strdup(root);
+	}
 	if (opts->debuginfo_path)
 		s->debuginfo_path = strdup(opts->debuginfo_path);
 	else if (s->sysroot) {
@@ -146,7 +157,7 @@ int gcswalk_symbolizer_new(gcswalk_symbolizer **out, gcswalk_target *t,
 		free(a);
 	} else
 		s->debuginfo_path = strdup(":.debug:/usr/lib/debug");
-	if (!s->buckets || !s->debuginfo_path || (opts->sysroot && opts->sysroot[0] && !s->sysroot)) {
+	if (!s->buckets || !s->debuginfo_path || (want_sysroot && !s->sysroot)) {
 		gcswalk_symbolizer_free(s);
 		return gw_fail(t, GCSWALK_E_NOMEM, "out of memory");
 	}

@@ -17,13 +17,30 @@ struct gcswalk_target *gw_target_alloc(const struct gw_backend *be)
 	return t;
 }
 
+/* ARR (N items, *CAP allocated) with room for one more, doubling (a core
+ * with a million notes must not cost a million copies); NULL when out of
+ * memory, ARR then unchanged. */
+static void *grow(void *arr, size_t n, size_t *cap, size_t size)
+{
+	size_t ncap;
+	void *p;
+
+	if (n < *cap)
+		return arr;
+	ncap = *cap ? *cap * 2 : 8;
+	if (ncap > SIZE_MAX / size)
+		return NULL;
+	p = realloc(arr, ncap * size);
+	if (p)
+		*cap = ncap;
+	return p;
+}
+
 struct gw_thread *gw_target_add_thread(struct gcswalk_target *t, pid_t tid)
 {
 	struct gw_thread *n;
 
-	if (t->nthreads >= SIZE_MAX / sizeof(*n) - 1)
-		return NULL;
-	n = realloc(t->threads, (t->nthreads + 1) * sizeof(*n));
+	n = grow(t->threads, t->nthreads, &t->threads_cap, sizeof(*n));
 	if (!n)
 		return NULL;
 	t->threads = n;
@@ -39,19 +56,15 @@ int gw_target_add_mapping(struct gcswalk_target *t, uint64_t start, uint64_t end
 	struct gw_mapping *n;
 	char *p;
 
-	if (t->nmaps >= SIZE_MAX / sizeof(*n) - 1)
+	n = grow(t->maps, t->nmaps, &t->maps_cap, sizeof(*n));
+	if (!n)
 		return GCSWALK_E_NOMEM;
+	t->maps = n;
 	p = malloc(path_len + 1);
 	if (!p)
 		return GCSWALK_E_NOMEM;
 	memcpy(p, path, path_len);
 	p[path_len] = '\0';
-	n = realloc(t->maps, (t->nmaps + 1) * sizeof(*n));
-	if (!n) {
-		free(p);
-		return GCSWALK_E_NOMEM;
-	}
-	t->maps = n;
 	n = &t->maps[t->nmaps++];
 	n->start = start;
 	n->end = end;

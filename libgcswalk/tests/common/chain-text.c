@@ -80,7 +80,11 @@ void chain_text(struct text *out, gcswalk_symbolizer *sym, const struct gcswalk_
 		text_printf(out, "%s %s %#llx", gcswalk_frame_kind_name(f[i].kind),
 			    gcswalk_source_name(f[i].source), (unsigned long long)f[i].address);
 		if (ret == GCSWALK_OK && loc) {
-			text_printf(out, " %s", base(loc->module));
+			text_printf(out, " %s ", base(loc->module));
+			for (j = 0; j < loc->build_id_size; j++)
+				text_printf(out, "%02x", loc->build_id[j]);
+			if (!loc->build_id_size)
+				text_printf(out, "-");
 			for (j = 0; j < loc->nsymbols; j++) {
 				const struct gcswalk_symbol *s = &loc->symbols[j];
 

@@ -78,7 +78,50 @@ struct child {
 	char *expect;
 };
 
-/* Start the target with stdout on a pipe; read until "ready". */
+/*
+ * "ready" is printed just before the last thread parks: wait until every
+ * thread of PID sits in ppoll (/proc/PID/task/TID/syscall starts with its
+ * number), for at most 10 s.
+ */
+static void wait_parked(pid_t pid)
+{
+	char path[96], buf[64];
+	int round, all = 0;
+
+	for (round = 0; round < 1000 && !all; round++) {
+		struct dirent *de;
+		DIR *d;
+
+		snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+		d = opendir(path);
+		if (!d)
+			return;
+		all = 1;
+		while ((de = readdir(d)) != NULL) {
+			ssize_t n;
+			int fd;
+
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)pid, atoi(de->d_name));
+			fd = open(path, O_RDONLY);
+			n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+			if (fd >= 0)
+				close(fd);
+			buf[n > 0 ? n : 0] = '\0';
+			if (atoi(buf) != __NR_ppoll || n <= 0)
+				all = 0;
+		}
+		closedir(d);
+		if (!all)
+			usleep(10000);
+	}
+	if (!all)
+		tap_diag("the target's threads did not all park");
+}
+
+/* Start the target with stdout on a pipe; read until "ready", and until
+ * every thread is parked. */
 static int spawn_target(struct child *c, const char *dir, int gcs)
 {
 	struct text t = { NULL, 0, 0 };
@@ -114,6 +157,7 @@ static int spawn_target(struct child *c, const char *dir, int gcs)
 	}
 	*strstr(t.s, "ready\n") = '\0';
 	c->expect = t.s;
+	wait_parked(c->pid);
 	return 0;
 }
 

@@ -565,11 +565,22 @@ int main(void)
 		free(core.p);
 		return ok ? 0 : 1;
 	}
-	tap_plan(31);
+	tap_plan(32);
 	tap_result(gcswalk_strerror(GCSWALK_E_CORRUPT)[0] && gcswalk_strerror(GCSWALK_END)[0] &&
 		   strcmp(gcswalk_strerror(-9999), "unknown status") == 0 &&
 		   strcmp(gcswalk_frame_kind_name(GCSWALK_FRAME_SWITCH_CAP), "switch-cap") == 0,
 		   "every status and frame kind has a name");
+	{
+		/* This host has no live or self back end (x86_64 has no GCS). */
+		struct gcswalk_frame f[4];
+		gcswalk_target *t = NULL;
+		size_t n = 9;
+		int live = gcswalk_target_open_pid(&t, (int)getpid(), GCSWALK_ATTACH_NONE, 0, NULL);
+
+		tap_result(live == GCSWALK_E_UNSUPPORTED && t == NULL &&
+			   gcswalk_self(f, 4, &n) == GCSWALK_E_UNSUPPORTED && n == 0,
+			   "live and self walks on a host without a back end are UNSUPPORTED");
+	}
 	dir = mkdtemp(tmpl);
 	if (!dir || build_reference(&core) != 0)
 		tap_skip_all("cannot make a temporary folder or the reference core");
