@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,4 +186,18 @@ char *read_text_file(const char *path)
 		text_printf(&t, "%.*s", (int)r, buf);
 	fclose(f);
 	return t.s;
+}
+
+int count_open_fds(void)
+{
+	struct dirent *de;
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d)) != NULL)
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n - 1;           /* the directory's own descriptor */
 }

@@ -38,6 +38,10 @@ char *text_block(const char *expect, int tid);
 /* The tids of the "thread N" lines of EXPECT, in order; count in *N. */
 int *text_tids(const char *expect, size_t *n);
 
+/* The number of open file descriptors of this process (-1 if unknown),
+ * to catch leaks. */
+int count_open_fds(void);
+
 /* Whole file as a string (NULL on error). */
 char *read_text_file(const char *path);
 

@@ -917,6 +917,7 @@ static void __attribute__((noreturn)) no_gcs_cpu(void)
 
 int main(int argc, char **argv)
 {
+	int fds_before = count_open_fds();
 	long ret;
 
 	if (argc == 2 && strcmp(argv[1], "--no-gcs-cpu") == 0)
@@ -929,7 +930,7 @@ int main(int argc, char **argv)
 	}
 	if (!(getauxval(AT_HWCAP) & HWCAP_GCS))
 		tap_skip_all("no HWCAP_GCS: this CPU or kernel has no GCS");
-	tap_plan(18);
+	tap_plan(19);
 	/* From here on main() must not return (GCS is on; its return address
 	 * is not on the GCS): it leaves through tap_finish(). */
 	ret = raw_syscall3(__NR_prctl, PR_SET_SHADOW_STACK_STATUS, PR_SHADOW_STACK_ENABLE, 0);
@@ -942,5 +943,7 @@ int main(int argc, char **argv)
 	test_live_and_core();
 	enter("errors");
 	test_errors();
+	tap_result(fds_before >= 0 && count_open_fds() == fds_before,
+		   "no file descriptor leaked by any case");
 	tap_finish();
 }

@@ -27,6 +27,14 @@ static char *path_in(const char *dir, const char *name)
 	return asprintf(&p, "%s/%s", dir, name) < 0 ? NULL : p;
 }
 
+static char *read_in(const char *dir, const char *name)
+{
+	char *p = path_in(dir, name), *s = p ? read_text_file(p) : NULL;
+
+	free(p);
+	return s;
+}
+
 int main(int argc, char **argv)
 {
 	struct gcswalk_symbolizer_options so = GCSWALK_SYMBOLIZER_OPTIONS_INIT;
@@ -43,8 +51,8 @@ int main(int argc, char **argv)
 	}
 	core = path_in(argv[1], "gcswalk.core");
 	sysroot = path_in(argv[1], "sysroot");
-	expect = read_text_file(path_in(argv[1], "expect.txt"));
-	guest_full = read_text_file(path_in(argv[1], "guest-full.txt"));
+	expect = read_in(argv[1], "expect.txt");
+	guest_full = read_in(argv[1], "guest-full.txt");
 	if (!core || !sysroot || !expect || !guest_full)
 		tap_skip_all("no guest core in the folder");
 	tap_plan(4);

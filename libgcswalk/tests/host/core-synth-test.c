@@ -6,6 +6,7 @@
  * random byte flips) must give typed errors, never a crash or a hang.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "chain-text.h"
 #include "gcswalk.h"
 #include "synth-core.h"
 /* tap.h is header-only: not every helper is used by every test. */
@@ -546,6 +548,7 @@ static void test_crafted(const struct synth_buf *core)
 
 int main(void)
 {
+	int fds_before = count_open_fds();
 	char tmpl[] = "/tmp/gcswalk-synth.XXXXXX";
 	struct synth_buf core;
 	char *path, cmd[64];
@@ -565,7 +568,7 @@ int main(void)
 		free(core.p);
 		return ok ? 0 : 1;
 	}
-	tap_plan(32);
+	tap_plan(33);
 	tap_result(gcswalk_strerror(GCSWALK_E_CORRUPT)[0] && gcswalk_strerror(GCSWALK_END)[0] &&
 		   strcmp(gcswalk_strerror(-9999), "unknown status") == 0 &&
 		   strcmp(gcswalk_frame_kind_name(GCSWALK_FRAME_SWITCH_CAP), "switch-cap") == 0,
@@ -593,6 +596,8 @@ int main(void)
 	test_flips(&core);
 	test_crafted(&core);
 	free(core.p);
+	tap_result(fds_before >= 0 && count_open_fds() == fds_before,
+		   "no file descriptor leaked by any case");
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd) != 0)
 		tap_diag("could not remove %s", dir);
