@@ -930,7 +930,14 @@ int main(int argc, char **argv)
 	}
 	if (!(getauxval(AT_HWCAP) & HWCAP_GCS))
 		tap_skip_all("no HWCAP_GCS: this CPU or kernel has no GCS");
-	tap_plan(19);
+	tap_plan(20);
+	{
+		struct gcswalk_frame f[4];
+		size_t n = 9;
+
+		tap_result(gcswalk_self(f, 4, &n) == GCSWALK_E_GCS_DISABLED && n == 0,
+			   "self: before GCS is enabled, GCS_DISABLED");
+	}
 	/* From here on main() must not return (GCS is on; its return address
 	 * is not on the GCS): it leaves through tap_finish(). */
 	ret = raw_syscall3(__NR_prctl, PR_SET_SHADOW_STACK_STATUS, PR_SHADOW_STACK_ENABLE, 0);
