@@ -327,6 +327,41 @@ int gcswalk_walk_next(gcswalk_walk *walk, struct gcswalk_frame *frame);
 /* Free a walk. NULL is accepted. */
 void gcswalk_walk_free(gcswalk_walk *walk);
 
+/* ---- Checking the stack against the GCS ----------------------------- */
+
+/* What the GCS says about one frame record of the stack. */
+enum gcswalk_verdict {
+	/* Its return address is on the GCS, in order: the record is sound. */
+	GCSWALK_RECORD_MATCHES = 1,
+	/* The record the kernel builds in a signal frame, holding the
+	 * interrupted context's LR, which may legitimately be stale: not
+	 * checked. */
+	GCSWALK_RECORD_UNCHECKED,
+	/* Its return address is not on the GCS where it should be: the stack
+	 * was overwritten (or the record is not a frame record). */
+	GCSWALK_RECORD_MISMATCH,
+};
+
+struct gcswalk_record_check {
+	uint64_t record;             /* address of the record {x29, x30} */
+	uint64_t return_address;     /* the x30 it holds */
+	enum gcswalk_verdict verdict;
+	/* MATCHES: the GCS slot holding the same return address; else 0. */
+	uint64_t gcs_slot;
+};
+
+/*
+ * Check thread INDEX's frame records (the x29 chain) against its GCS, the
+ * basis of stack-corruption reports: each record's return address must
+ * appear on the GCS after the previous record's (records may skip GCS
+ * entries: leaf functions and code built without frame pointers make
+ * none). Fills CHECKS (room for MAX), innermost first; *COUNT gets their
+ * number. Returns GCSWALK_END (every record checked), GCSWALK_CUT (MAX
+ * reached), or the errors of gcswalk_walk_begin().
+ */
+int gcswalk_verify(gcswalk_target *target, size_t index, struct gcswalk_record_check *checks,
+		   size_t max, size_t *count);
+
 /* ---- Symbolisation -------------------------------------------------- */
 
 #define GCSWALK_SYMBOLIZER_OPTIONS_VERSION 1
@@ -398,6 +433,25 @@ int gcswalk_symbolize(gcswalk_symbolizer *symbolizer, uint64_t address,
 
 /* Whether a frame's address is a return address (for gcswalk_symbolize). */
 int gcswalk_frame_is_return(const struct gcswalk_frame *frame);
+
+/* ---- Added for gcsprof: targets of mappings only --------------------- */
+
+/*
+ * A target with no threads and no memory, only the file mappings of one
+ * address space (COUNT items of MAPPINGS, whose paths are copied), for
+ * symbolising addresses recorded earlier, possibly on another machine:
+ * gcsprof records raw addresses and mappings in a profile and symbolises
+ * them later with gcswalk_symbolizer_new() on such a target (the sysroot
+ * option finds the files). PID is what gcswalk_target_pid() returns.
+ * Reads give GCSWALK_E_IO; there are no threads to walk.
+ *
+ * Errors: GCSWALK_E_INVALID (NULL OUT, a mapping without a path or with
+ * end <= start), GCSWALK_E_NOMEM. On error *OUT is NULL. ERRMSG is as for
+ * gcswalk_target_open_pid().
+ */
+int gcswalk_target_open_mappings(gcswalk_target **out, int pid,
+				 const struct gcswalk_mapping *mappings, size_t count,
+				 char **errmsg);
 
 #ifdef __cplusplus
 }

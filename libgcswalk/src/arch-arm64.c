@@ -119,6 +119,17 @@ static enum gcswalk_frame_kind arm64_classify(uint64_t entry, uint64_t slot)
 	return GCSWALK_FRAME_RETURN;
 }
 
+/*
+ * User addresses fit in 48 bits (52-bit VAs are only handed out to
+ * programs that ask for them with a hint above 48 bits); the bits above
+ * hold the PAC of a signed return address. The GCS itself never holds
+ * signed addresses.
+ */
+static uint64_t arm64_strip_pac(uint64_t address)
+{
+	return address & ((1ULL << 48) - 1);
+}
+
 static const struct gw_arch arm64 = {
 	.name = "arm64",
 	.elf_machine = GW_EM_AARCH64,
@@ -133,6 +144,7 @@ static const struct gw_arch arm64 = {
 	.prpsinfo_fname_offset = 40,
 	.prpsinfo_fname_size = 16,
 	.prpsinfo_pid_offset = 24,
+	.strip_pac = arm64_strip_pac,
 	.classify = arm64_classify,
 };
 

@@ -28,6 +28,7 @@ int gw_unwind_fp(struct gcswalk_target *t, struct gw_thread *th, struct gcswalk_
 
 		if (t->be->read(t, fp, rec, sizeof(rec), &got) != GCSWALK_OK)
 			break;
+		rec[1] = t->arch->strip_pac(rec[1]);
 		if (rec[1] == 0)
 			break;
 		if (k == max) {

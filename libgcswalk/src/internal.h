@@ -128,6 +128,9 @@ struct gw_arch {
 	size_t prpsinfo_fname_offset, prpsinfo_fname_size;
 	/* Offset of pr_pid (32 bits) in NT_PRPSINFO. */
 	size_t prpsinfo_pid_offset;
+	/* A code address saved on the stack, without pointer-authentication
+	 * bits (frame records of PAC-built code hold signed LRs). */
+	uint64_t (*strip_pac)(uint64_t address);
 	/* Classify ENTRY read from SLOT (without the SIGRETURN relabelling). */
 	enum gcswalk_frame_kind (*classify)(uint64_t entry, uint64_t slot);
 };

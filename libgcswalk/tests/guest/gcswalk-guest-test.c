@@ -518,10 +518,10 @@ static void test_self(void)
 
 static int thread_names_ok(gcswalk_target *t)
 {
-	const char *want[] = { TARGET_NAME, "gw-plain", "gw-signal", "gw-switch" };
+	const char *want[] = { TARGET_NAME, "gw-plain", "gw-signal", "gw-switch", "gw-smash" };
 	size_t i, j, found = 0;
 
-	for (j = 0; j < 4; j++) {
+	for (j = 0; j < 5; j++) {
 		for (i = 0; i < gcswalk_target_thread_count(t); i++) {
 			struct gcswalk_thread_info info;
 
@@ -533,7 +533,44 @@ static int thread_names_ok(gcswalk_target *t)
 			}
 		}
 	}
-	return gcswalk_target_thread_count(t) == 4 && found == 4;
+	return gcswalk_target_thread_count(t) == 5 && found == 5;
+}
+
+/* Frame records against the GCS: the plain thread's all match; the smash
+ * thread's overwritten one, and only it, does not. */
+static int verify_ok(gcswalk_target *t, const char *expect)
+{
+	struct gcswalk_record_check c[64];
+	size_t n, nt, i;
+	int *tids = text_tids(expect, &nt), ok = 0, matches = 0, bad = 0, ret;
+
+	if (nt == 5) {
+		ret = gcswalk_verify(t, (size_t)gcswalk_target_thread_index(t, tids[1]), c, 64, &n);
+		for (i = 0; ret == GCSWALK_END && i < n; i++) {
+			matches += c[i].verdict == GCSWALK_RECORD_MATCHES;
+			bad += c[i].verdict == GCSWALK_RECORD_MISMATCH;
+		}
+		ok = ret == GCSWALK_END && matches >= 4 && bad == 0;
+		if (!ok)
+			tap_diag("verify plain: %s, %d matches, %d mismatches", gcswalk_strerror(ret),
+				 matches, bad);
+		matches = bad = 0;
+		ret = gcswalk_verify(t, (size_t)gcswalk_target_thread_index(t, tids[4]), c, 64, &n);
+		for (i = 0; ret == GCSWALK_END && i < n; i++) {
+			if (c[i].verdict == GCSWALK_RECORD_MISMATCH) {
+				bad++;
+				ok &= c[i].return_address == 0xdead0;
+			}
+			matches += c[i].verdict == GCSWALK_RECORD_MATCHES;
+		}
+		if (ret != GCSWALK_END || bad != 1 || matches < 2) {
+			tap_diag("verify smash: %s, %d matches, %d mismatches", gcswalk_strerror(ret),
+				 matches, bad);
+			ok = 0;
+		}
+	}
+	free(tids);
+	return ok;
 }
 
 static int strip_line(char *s, const char *line)
@@ -654,7 +691,7 @@ static void core_of_target(struct child *c, const char *dir, const char *share)
 			 err ? err : "");
 	free(err);
 	ok = ret == GCSWALK_OK && gcswalk_symbolizer_new(&sym, core, NULL) == GCSWALK_OK;
-	tap_result(ok && gcswalk_target_thread_count(core) == 4 &&
+	tap_result(ok && gcswalk_target_thread_count(core) == 5 &&
 		   chains_match(core, sym, c->expect, TARGET_NAME, "core"),
 		   "core: every thread's chain matches");
 	if (share)
@@ -694,7 +731,7 @@ static void test_live_and_core(void)
 	size_t i;
 
 	if (!mkdtemp(dir) || spawn_target(&c, dir, 1) != 0) {
-		for (i = 0; i < 8; i++)
+		for (i = 0; i < 9; i++)
 			tap_result(0, "live: (no target)");
 		return;
 	}
@@ -703,7 +740,8 @@ static void test_live_and_core(void)
 	ok = ret == GCSWALK_OK && gcswalk_symbolizer_new(&sym, t, NULL) == GCSWALK_OK;
 	tap_result(ok && chains_match(t, sym, c.expect, TARGET_NAME, "live"),
 		   "live: every thread's chain matches (plain, inlined, signal, switched)");
-	tap_result(ok && thread_names_ok(t), "live: four threads with names and GCS state");
+	tap_result(ok && thread_names_ok(t), "live: five threads with names and GCS state");
+	tap_result(ok && verify_ok(t, c.expect), "live: verify finds the smashed frame record, only it");
 	if (ok)
 		test_fallbacks(t, sym, c.expect);
 	else {
@@ -741,7 +779,7 @@ static void test_live_and_core(void)
 			}
 		}
 		ret = open_live(&t, c.pid, GCSWALK_ATTACH_STOPPED);
-		ok = n == 4 && stopped == 4 && ret == GCSWALK_OK &&
+		ok = n == 5 && stopped == 5 && ret == GCSWALK_OK &&
 		     gcswalk_symbolizer_new(&sym, t, NULL) == GCSWALK_OK &&
 		     chains_match(t, sym, c.expect, TARGET_NAME, "live, stopped by the caller");
 		tap_result(ok, "live: threads the caller stopped are walked as they are");
@@ -930,7 +968,7 @@ int main(int argc, char **argv)
 	}
 	if (!(getauxval(AT_HWCAP) & HWCAP_GCS))
 		tap_skip_all("no HWCAP_GCS: this CPU or kernel has no GCS");
-	tap_plan(20);
+	tap_plan(21);
 	{
 		struct gcswalk_frame f[4];
 		size_t n = 9;

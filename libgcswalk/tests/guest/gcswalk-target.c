@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * gcswalk-target: a process with known call chains for the guest tests to
- * walk live and through its core. Four threads park in known chains of
+ * walk live and through its core. Five threads park in known chains of
  * noinline functions:
  *  - main: main -> main_a -> main_park;
  *  - plain: plain_thread -> plain_a -> plain_b -> (inlined plain_inl) ->
@@ -9,10 +9,12 @@
  *  - signal: sig_thread -> sig_a -> sig_b -> sig_raise, which signals its
  *    own thread; the handler on_usr1 -> hnd_a -> hnd_park parks inside it;
  *  - switch: sw_thread maps a GCS with map_shadow_stack, switches onto it
- *    (GCSSS1/GCSSS2), then sw_a -> sw_b -> sw_park.
+ *    (GCSSS1/GCSSS2), then sw_a -> sw_b -> sw_park;
+ *  - smash: smash_thread -> smash_a -> smash_b -> smash_park, where smash_b
+ *    has overwritten the return address in its own frame record first.
  * Each call is written as "r->line = __LINE__, call()" so that the line of
  * every call is recorded where it is made. When all threads are parked,
- * main prints the chains a walker must find (chain-text.h's canonical form)
+ * main prints the chains a walker must find (innermost first) (chain-text.h's canonical form)
  * then "ready", and parks too. It never exits by itself: kill it, or send
  * SIGQUIT for a core.
  *
@@ -33,7 +35,9 @@
 
 #include "gcs-util.h"
 
-#define NTHREADS 4
+#define NTHREADS 5
+/* What smash_b writes over its own saved return address. */
+#define SMASHED_RETURN 0xdead0
 
 struct rec {
 	int tid;
@@ -187,10 +191,47 @@ static void *sw_thread(void *arg)
 	exit(3);
 }
 
+/* ---- smash: a frame record overwritten, as a stack overflow would ---- */
+static NOINLINE void smash_park(struct rec *r)
+{
+	note_parked();
+	r->lines[0] = __LINE__; PARK_FOREVER();
+}
+
+static NOINLINE void smash_b(struct rec *r)
+{
+	/* Our frame record {x29, x30}: the saved return into smash_a. We
+	 * never return, so nothing trips over it; the GCS still has the
+	 * true return address. */
+	uint64_t *record = __builtin_frame_address(0);
+
+	*(volatile uint64_t *)&record[1] = SMASHED_RETURN;
+	r->lines[1] = __LINE__, smash_park(r);
+	KEEP_FRAME();
+}
+
+static NOINLINE void smash_a(struct rec *r)
+{
+	r->lines[2] = __LINE__, smash_b(r);
+	KEEP_FRAME();
+}
+
+static void *smash_thread(void *arg)
+{
+	struct rec *r = arg;
+
+	r->tid = gettid();
+	prctl(PR_SET_NAME, "gw-smash");
+	r->lines[3] = __LINE__, smash_a(r);
+	KEEP_FRAME();
+	return NULL;
+}
+
 /* ---- main ---- */
 static void print_expected(void)
 {
 	const struct rec *p = &recs[0], *pl = &recs[1], *sg = &recs[2], *sw = &recs[3];
+	const struct rec *sm = &recs[4];
 	const char *end_of_gcs = gcs_on ? "terminator\n" : "";
 
 	printf("thread %d\npc main_park:%d\nreturn main_a:%d\nreturn main:%d\n%send\n",
@@ -206,6 +247,9 @@ static void print_expected(void)
 	/* The switched-to GCS has no terminator: it ends with its mapping. */
 	printf("thread %d\npc sw_park:%d\nreturn sw_b:%d\nreturn sw_a:%d\nreturn sw_thread:%d\nend\n",
 	       sw->tid, sw->lines[0], sw->lines[1], sw->lines[2], sw->lines[3]);
+	printf("thread %d\npc smash_park:%d\nreturn smash_b:%d\nreturn smash_a:%d\n"
+	       "return smash_thread:%d\n%send\n",
+	       sm->tid, sm->lines[0], sm->lines[1], sm->lines[2], sm->lines[3], end_of_gcs);
 	printf("ready\n");
 	fflush(stdout);
 }
@@ -230,7 +274,7 @@ static NOINLINE void main_a(struct rec *r)
 int main(int argc, char **argv)
 {
 	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
-	void *(*fns[])(void *) = { plain_thread, sig_thread, sw_thread };
+	void *(*fns[])(void *) = { plain_thread, sig_thread, sw_thread, smash_thread };
 	struct sigaction sa;
 	pthread_attr_t attr;
 	pthread_t t;

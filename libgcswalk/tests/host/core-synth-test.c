@@ -59,8 +59,8 @@ static void make_gcs(uint64_t g[3], uint64_t enabled, uint64_t gcspr)
 
 /* The reference core's pieces, kept for the damage tests. */
 static uint64_t gcs1[1024], gcs2[512], gcs3[1024], stack[64];
-static struct prstatus pr[7];
-static uint64_t gn[7][3];
+static struct prstatus pr[8];
+static uint64_t gn[8][3];
 static unsigned char prpsinfo[136], ntfile[16 + 2 * 24 + 64];
 static size_t ntfile_len;
 
@@ -71,7 +71,7 @@ static uint64_t slot1(int i)
 
 static int build_reference(struct synth_buf *core)
 {
-	struct synth_note notes[16];
+	struct synth_note notes[20];
 	struct synth_seg segs[5];
 	uint64_t hdr[2] = { 2, 4096 }, files[6] = {
 		0x400000, 0x401000, 0, 0x7f8000000000ULL, 0x7f8000002000ULL, 1 };
@@ -121,6 +121,21 @@ static int build_reference(struct synth_buf *core)
 	make_prstatus(&pr[6], 107, 0x400070, 0, 0, 0);
 	make_gcs(gn[6], 1, GCS3_BASE + 0x1000 - 16);
 
+	/* Thread 8: GCS and frame records, one of them overwritten. */
+	gcs1[900] = 0x401004;           /* the leaf's return: no record for it */
+	gcs1[901] = 0x401104;
+	gcs1[902] = 0x401204;
+	gcs1[903] = 0x401304;
+	gcs1[904] = 0;
+	stack[16] = STACK_BASE + 0xa0;
+	stack[17] = 0x401104;
+	stack[20] = STACK_BASE + 0xc0;
+	stack[21] = 0x666664;           /* was 0x401204 */
+	stack[24] = 0;
+	stack[25] = 0x401304;
+	make_prstatus(&pr[7], 108, 0x400080, 0x401004, STACK_BASE + 0x70, STACK_BASE + 0x80);
+	make_gcs(gn[7], 1, GCS_BASE + 900 * 8);
+
 	memset(prpsinfo, 0, sizeof(prpsinfo));
 	memcpy(prpsinfo + 24, &(int32_t){ 101 }, 4);
 	memcpy(prpsinfo + 40, "synth", 5);
@@ -131,7 +146,7 @@ static int build_reference(struct synth_buf *core)
 	ntfile_len = 64 + sizeof(names);
 
 	notes[n++] = (struct synth_note){ "CORE", NT_PRPSINFO, prpsinfo, sizeof(prpsinfo) };
-	for (i = 0; i < 7; i++) {
+	for (i = 0; i < 8; i++) {
 		notes[n++] = (struct synth_note){ "CORE", NT_PRSTATUS, &pr[i], sizeof(pr[i]) };
 		if (i != 2)
 			notes[n++] = (struct synth_note){ "LINUX", NT_ARM_GCS_TYPE, gn[i], 24 };
@@ -261,15 +276,15 @@ static void test_reference(const char *path)
 		free(err);
 		tap_skip_all("the reference core does not open");
 	}
-	tap_result(gcswalk_target_thread_count(t) == 7 && gcswalk_target_pid(t) == 101,
-		   "core: 7 threads, pid from NT_PRPSINFO");
+	tap_result(gcswalk_target_thread_count(t) == 8 && gcswalk_target_pid(t) == 101,
+		   "core: 8 threads, pid from NT_PRPSINFO");
 	ok = gcswalk_target_thread(t, 0, &info) == GCSWALK_OK && info.tid == 101 && info.name &&
 	     strcmp(info.name, "synth") == 0 && info.have_gcs && info.gcs.gcspr == slot1(0) &&
 	     info.pc == 0x400010 && info.lr == 0x400104 && info.sp == STACK_BASE + 0x100;
 	tap_result(ok, "core: thread 0 registers, name and GCS state");
 	tap_result(gcswalk_target_thread_index(t, 106) == 5 &&
 		   gcswalk_target_thread_index(t, 999) == GCSWALK_E_INVALID &&
-		   gcswalk_target_thread(t, 7, &info) == GCSWALK_E_INVALID,
+		   gcswalk_target_thread(t, 8, &info) == GCSWALK_E_INVALID,
 		   "core: thread lookup by tid, bad index rejected");
 	ok = gcswalk_target_mapping_count(t) == 2 &&
 	     gcswalk_target_mapping(t, 1, &m) == GCSWALK_OK && m.start == 0x7f8000000000ULL &&
@@ -301,7 +316,24 @@ static void test_reference(const char *path)
 		   "walk: GCS pointer outside every segment gives GCS_NOT_DUMPED");
 	tap_result(walk_matches(t, 6, NULL, half, 4, GCSWALK_END),
 		   "walk: half-dumped GCS ends with an unreadable frame");
-	tap_result(walk_error(t, 7, GCSWALK_E_INVALID), "walk: bad thread index");
+	tap_result(walk_error(t, 8, GCSWALK_E_INVALID), "walk: bad thread index");
+	{
+		struct gcswalk_record_check c[8];
+		size_t n = 0;
+
+		ret = gcswalk_verify(t, 7, c, 8, &n);
+		ok = ret == GCSWALK_END && n == 3 && c[0].verdict == GCSWALK_RECORD_MATCHES &&
+		     c[0].gcs_slot == GCS_BASE + 901 * 8 && c[0].record == STACK_BASE + 0x80 &&
+		     c[1].verdict == GCSWALK_RECORD_MISMATCH && c[1].return_address == 0x666664 &&
+		     c[2].verdict == GCSWALK_RECORD_MATCHES && c[2].gcs_slot == GCS_BASE + 903 * 8;
+		if (!ok)
+			tap_diag("verify: %s, %zu records", gcswalk_strerror(ret), n);
+		tap_result(ok, "verify: an overwritten frame record is a mismatch, the rest match");
+		ret = gcswalk_verify(t, 7, c, 1, &n);
+		tap_result(ret == GCSWALK_CUT && n == 1, "verify: the record limit says cut");
+		tap_result(gcswalk_verify(t, 1, c, 8, &n) == GCSWALK_E_GCS_DISABLED,
+			   "verify: a thread without GCS is GCS_DISABLED");
+	}
 	o.version = 99;
 	tap_result(gcswalk_walk_begin(&(gcswalk_walk *){ NULL }, t, 0, &o) == GCSWALK_E_INVALID,
 		   "walk: unknown options version rejected");
@@ -568,7 +600,7 @@ int main(void)
 		free(core.p);
 		return ok ? 0 : 1;
 	}
-	tap_plan(33);
+	tap_plan(36);
 	tap_result(gcswalk_strerror(GCSWALK_E_CORRUPT)[0] && gcswalk_strerror(GCSWALK_END)[0] &&
 		   strcmp(gcswalk_strerror(-9999), "unknown status") == 0 &&
 		   strcmp(gcswalk_frame_kind_name(GCSWALK_FRAME_SWITCH_CAP), "switch-cap") == 0,
