@@ -434,7 +434,7 @@ int gcswalk_symbolize(gcswalk_symbolizer *symbolizer, uint64_t address,
 /* Whether a frame's address is a return address (for gcswalk_symbolize). */
 int gcswalk_frame_is_return(const struct gcswalk_frame *frame);
 
-/* ---- Added for gcsprof: targets of mappings only --------------------- */
+/* ---- Targets of mappings only (symbolising recorded addresses) ------- */
 
 /*
  * A target with no threads and no memory, only the file mappings of one

@@ -74,6 +74,7 @@ struct gcswalk_target {
 	struct gw_segment *segs;
 	size_t nsegs;
 	/* live */
+	int live;               /* a live process (not a core, not mappings only) */
 	unsigned flags;
 };
 

@@ -498,6 +498,7 @@ int gcswalk_target_open_pid(gcswalk_target **out, int pid, unsigned flags, unsig
 	if (!t)
 		return GCSWALK_E_NOMEM;
 	t->pid = pid;
+	t->live = 1;
 	t->flags = flags;
 	t->arch = gw_arch_native();
 	if (!t->arch)

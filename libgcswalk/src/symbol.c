@@ -155,7 +155,7 @@ int gcswalk_symbolizer_new(gcswalk_symbolizer **out, gcswalk_target *t,
 	if (opts->sysroot && opts->sysroot[0]) {
 		want_sysroot = 1;
 		s->sysroot = strdup(opts->sysroot);
-	} else if (t->fd < 0 && t->pid > 0) {
+	} else if (t->live) {
 		want_sysroot = 1;
 		/* A live process sees files through its own root (another
 		 * mount namespace, a chroot): look there first. */

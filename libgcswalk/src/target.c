@@ -209,9 +209,9 @@ static int check_gcs(struct gcswalk_target *t, struct gw_thread *th)
 	if (!th->regs.valid)
 		return gw_fail(t, GCSWALK_E_NO_REGISTERS, "thread %d: no registers", (int)th->tid);
 	if (!th->have_gcs)
-		return gw_fail(t, t->fd >= 0 ? GCSWALK_E_NO_GCS_NOTE : GCSWALK_E_NO_GCS_CPU,
+		return gw_fail(t, t->live ? GCSWALK_E_NO_GCS_CPU : GCSWALK_E_NO_GCS_NOTE,
 			       "thread %d: no GCS state (%s)", (int)th->tid,
-			       t->fd >= 0 ? "no NT_ARM_GCS note" : "no NT_ARM_GCS regset");
+			       t->live ? "no NT_ARM_GCS regset" : "no NT_ARM_GCS note");
 	if (!(th->gcs.features_enabled & 1))
 		return gw_fail(t, GCSWALK_E_GCS_DISABLED, "thread %d: GCS is off (features %#llx)",
 			       (int)th->tid, (unsigned long long)th->gcs.features_enabled);

@@ -352,6 +352,30 @@ static void test_reference(const char *path)
 		tap_diag("symboliser: %s (%s)", gcswalk_strerror(ret), gcswalk_target_errmsg(t));
 	}
 	tap_result(ok, "symbols: missing file gives the mapping, cached; no mapping NO_SYMBOL");
+	{
+		/* The same mappings as a target of mappings only. */
+		struct gcswalk_mapping maps[2] = { { 0x400000, 0x401000, 0, "/usr/bin/synth" },
+						   { 0x7f8000000000ULL, 0x7f8000002000ULL, 4096,
+						     "/usr/lib/libsynth.so" } };
+		gcswalk_symbolizer *ms = NULL;
+		gcswalk_target *mt = NULL;
+		char *merr = NULL;
+
+		ok = gcswalk_target_open_mappings(&mt, 101, maps, 2, &merr) == GCSWALK_OK &&
+		     gcswalk_target_thread_count(mt) == 0 && gcswalk_target_mapping_count(mt) == 2 &&
+		     gcswalk_target_pid(mt) == 101 &&
+		     gcswalk_walk_begin(&(gcswalk_walk *){ NULL }, mt, 0, NULL) == GCSWALK_E_INVALID &&
+		     gcswalk_symbolizer_new(&ms, mt, NULL) == GCSWALK_OK &&
+		     gcswalk_symbolize(ms, 0x7f8000001000ULL, 0, &loc) == GCSWALK_OK && loc->module &&
+		     strcmp(loc->module, "/usr/lib/libsynth.so") == 0;
+		maps[0].path = NULL;
+		ok = ok && gcswalk_target_open_mappings(&(gcswalk_target *){ NULL }, 1, maps, 2, NULL) ==
+				   GCSWALK_E_INVALID;
+		free(merr);
+		tap_result(ok, "mappings-only target: symbolises, has no threads, rejects bad input");
+		gcswalk_symbolizer_free(ms);
+		gcswalk_target_close(mt);
+	}
 	gcswalk_symbolizer_free(sym);
 	gcswalk_target_close(t);
 }
@@ -600,7 +624,7 @@ int main(void)
 		free(core.p);
 		return ok ? 0 : 1;
 	}
-	tap_plan(36);
+	tap_plan(37);
 	tap_result(gcswalk_strerror(GCSWALK_E_CORRUPT)[0] && gcswalk_strerror(GCSWALK_END)[0] &&
 		   strcmp(gcswalk_strerror(-9999), "unknown status") == 0 &&
 		   strcmp(gcswalk_frame_kind_name(GCSWALK_FRAME_SWITCH_CAP), "switch-cap") == 0,
