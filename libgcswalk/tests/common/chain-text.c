@@ -105,6 +105,7 @@ int walk_text(struct text *out, gcswalk_target *t, gcswalk_symbolizer *sym, int 
 {
 	struct gcswalk_frame *frames = NULL, f, *p;
 	size_t n = 0, cap = 0;
+	struct gcswalk_walk_options deep = GCSWALK_WALK_OPTIONS_INIT;
 	gcswalk_walk *w;
 	int idx = gcswalk_target_thread_index(t, tid), ret;
 
@@ -112,6 +113,12 @@ int walk_text(struct text *out, gcswalk_target *t, gcswalk_symbolizer *sym, int 
 	if (idx < 0) {
 		text_printf(out, "error no such thread\n");
 		return idx;
+	}
+	if (!opts) {
+		/* Deep enough for every chain of the tests (the deepest is
+		 * about 1500 frames; the default limit is 1024). */
+		deep.max_frames = 8192;
+		opts = &deep;
 	}
 	ret = gcswalk_walk_begin(&w, t, (size_t)idx, opts);
 	if (ret != GCSWALK_OK) {

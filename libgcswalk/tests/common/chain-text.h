@@ -26,7 +26,8 @@ void text_printf(struct text *t, const char *fmt, ...) __attribute__((format(pri
 void chain_text(struct text *out, gcswalk_symbolizer *sym, const struct gcswalk_frame *frames,
 		size_t n, int final, const char *exe, int full);
 
-/* Walk thread TID of T with OPTS into OUT (header "thread TID" first).
+/* Walk thread TID of T with OPTS (NULL: the defaults with room for 8192
+ * frames) into OUT (header "thread TID" first).
  * Returns the walk's status (GCSWALK_OK or an error, also written). */
 int walk_text(struct text *out, gcswalk_target *t, gcswalk_symbolizer *sym, int tid,
 	      const struct gcswalk_walk_options *opts, const char *exe, int full);

@@ -445,6 +445,42 @@ static void *self_sw_thread(void *arg)
 	exit(3);
 }
 
+/* 2000 calls deep: the chain spans several GCS pages. */
+#define SELF_DEEP 2000
+static struct {
+	struct gcswalk_frame frames[4096];
+	size_t n;
+	int ret;
+} self_deep_rec;
+
+static NOINLINE void self_deep(int n)
+{
+	if (n == 0) {
+		self_deep_rec.ret = gcswalk_self(self_deep_rec.frames, 4096, &self_deep_rec.n);
+		KEEP_FRAME();
+		return;
+	}
+	self_deep(n - 1);
+	KEEP_FRAME();
+}
+
+static int self_deep_ok(void)
+{
+	size_t i, same = 0, n = self_deep_rec.n;
+
+	self_deep(SELF_DEEP);
+	n = self_deep_rec.n;
+	for (i = 1; i < n; i++)
+		same += self_deep_rec.frames[i].address == self_deep_rec.frames[1].address;
+	if (self_deep_rec.ret != GCSWALK_END || n < SELF_DEEP + 2 || same < SELF_DEEP - 1 ||
+	    self_deep_rec.frames[n - 1].kind != GCSWALK_FRAME_TERMINATOR) {
+		tap_diag("deep self walk: %s, %zu frames, %zu recursive",
+			 gcswalk_strerror(self_deep_rec.ret), n, same);
+		return 0;
+	}
+	return 1;
+}
+
 static int self_text_starts(gcswalk_symbolizer *sym, const struct self_rec *r, const char *want,
 			    const char *what)
 {
@@ -486,6 +522,7 @@ static void test_self(void)
 		tap_diag("cannot symbolise this process: %s", gcswalk_target_errmsg(t));
 		for (i = 0; i < 4; i++)
 			tap_result(0, "self: (no symboliser)");
+		tap_result(self_deep_ok(), "self: a 2000-deep chain across GCS pages, complete");
 		gcswalk_target_close(t);
 		return;
 	}
@@ -510,6 +547,7 @@ static void test_self(void)
 		   "self: on a map_shadow_stack GCS, ending at its mapping");
 	text_free(&want);
 	tap_result(self_cut.ret == GCSWALK_CUT && self_cut.n == 2, "self: depth limit says cut");
+	tap_result(self_deep_ok(), "self: a 2000-deep chain across GCS pages, complete");
 	gcswalk_symbolizer_free(sym);
 	gcswalk_target_close(t);
 }
@@ -518,10 +556,11 @@ static void test_self(void)
 
 static int thread_names_ok(gcswalk_target *t)
 {
-	const char *want[] = { TARGET_NAME, "gw-plain", "gw-signal", "gw-switch", "gw-smash" };
+	const char *want[] = { TARGET_NAME, "gw-plain", "gw-signal", "gw-switch", "gw-smash",
+			       "gw-deep" };
 	size_t i, j, found = 0;
 
-	for (j = 0; j < 5; j++) {
+	for (j = 0; j < 6; j++) {
 		for (i = 0; i < gcswalk_target_thread_count(t); i++) {
 			struct gcswalk_thread_info info;
 
@@ -533,7 +572,28 @@ static int thread_names_ok(gcswalk_target *t)
 			}
 		}
 	}
-	return gcswalk_target_thread_count(t) == 5 && found == 5;
+	return gcswalk_target_thread_count(t) == 6 && found == 6;
+}
+
+/* The deep thread (1500+ frames) with the default options: 1024 frames,
+ * then GCSWALK_CUT. */
+static int default_limit_cuts(gcswalk_target *t, const char *expect)
+{
+	struct gcswalk_frame f;
+	gcswalk_walk *w;
+	size_t nt, n = 0;
+	int *tids = text_tids(expect, &nt), idx, ret = GCSWALK_E_INVALID;
+
+	idx = nt == 6 ? gcswalk_target_thread_index(t, tids[5]) : -1;
+	free(tids);
+	if (idx < 0 || gcswalk_walk_begin(&w, t, (size_t)idx, NULL) != GCSWALK_OK)
+		return 0;
+	while ((ret = gcswalk_walk_next(w, &f)) == GCSWALK_OK)
+		n++;
+	gcswalk_walk_free(w);
+	if (n != 1024 || ret != GCSWALK_CUT)
+		tap_diag("default walk of the deep thread: %zu frames, %s", n, gcswalk_strerror(ret));
+	return n == 1024 && ret == GCSWALK_CUT;
 }
 
 /* Frame records against the GCS: the plain thread's all match; the smash
@@ -544,7 +604,7 @@ static int verify_ok(gcswalk_target *t, const char *expect)
 	size_t n, nt, i;
 	int *tids = text_tids(expect, &nt), ok = 0, matches = 0, bad = 0, ret;
 
-	if (nt == 5) {
+	if (nt == 6) {
 		ret = gcswalk_verify(t, (size_t)gcswalk_target_thread_index(t, tids[1]), c, 64, &n);
 		for (i = 0; ret == GCSWALK_END && i < n; i++) {
 			matches += c[i].verdict == GCSWALK_RECORD_MATCHES;
@@ -691,7 +751,7 @@ static void core_of_target(struct child *c, const char *dir, const char *share)
 			 err ? err : "");
 	free(err);
 	ok = ret == GCSWALK_OK && gcswalk_symbolizer_new(&sym, core, NULL) == GCSWALK_OK;
-	tap_result(ok && gcswalk_target_thread_count(core) == 5 &&
+	tap_result(ok && gcswalk_target_thread_count(core) == 6 &&
 		   chains_match(core, sym, c->expect, TARGET_NAME, "core"),
 		   "core: every thread's chain matches");
 	if (share)
@@ -731,7 +791,7 @@ static void test_live_and_core(void)
 	size_t i;
 
 	if (!mkdtemp(dir) || spawn_target(&c, dir, 1) != 0) {
-		for (i = 0; i < 9; i++)
+		for (i = 0; i < 10; i++)
 			tap_result(0, "live: (no target)");
 		return;
 	}
@@ -740,7 +800,9 @@ static void test_live_and_core(void)
 	ok = ret == GCSWALK_OK && gcswalk_symbolizer_new(&sym, t, NULL) == GCSWALK_OK;
 	tap_result(ok && chains_match(t, sym, c.expect, TARGET_NAME, "live"),
 		   "live: every thread's chain matches (plain, inlined, signal, switched)");
-	tap_result(ok && thread_names_ok(t), "live: five threads with names and GCS state");
+	tap_result(ok && thread_names_ok(t), "live: six threads with names and GCS state");
+	tap_result(ok && default_limit_cuts(t, c.expect),
+		   "live: the deep chain is cut at the default 1024 frames, and says so");
 	tap_result(ok && verify_ok(t, c.expect), "live: verify finds the smashed frame record, only it");
 	if (ok)
 		test_fallbacks(t, sym, c.expect);
@@ -779,7 +841,7 @@ static void test_live_and_core(void)
 			}
 		}
 		ret = open_live(&t, c.pid, GCSWALK_ATTACH_STOPPED);
-		ok = n == 5 && stopped == 5 && ret == GCSWALK_OK &&
+		ok = n == 6 && stopped == 6 && ret == GCSWALK_OK &&
 		     gcswalk_symbolizer_new(&sym, t, NULL) == GCSWALK_OK &&
 		     chains_match(t, sym, c.expect, TARGET_NAME, "live, stopped by the caller");
 		tap_result(ok, "live: threads the caller stopped are walked as they are");
@@ -968,7 +1030,7 @@ int main(int argc, char **argv)
 	}
 	if (!(getauxval(AT_HWCAP) & HWCAP_GCS))
 		tap_skip_all("no HWCAP_GCS: this CPU or kernel has no GCS");
-	tap_plan(21);
+	tap_plan(23);
 	{
 		struct gcswalk_frame f[4];
 		size_t n = 9;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * gcswalk-target: a process with known call chains for the guest tests to
- * walk live and through its core. Five threads park in known chains of
+ * walk live and through its core. Six threads park in known chains of
  * noinline functions:
  *  - main: main -> main_a -> main_park;
  *  - plain: plain_thread -> plain_a -> plain_b -> (inlined plain_inl) ->
@@ -11,7 +11,8 @@
  *  - switch: sw_thread maps a GCS with map_shadow_stack, switches onto it
  *    (GCSSS1/GCSSS2), then sw_a -> sw_b -> sw_park;
  *  - smash: smash_thread -> smash_a -> smash_b -> smash_park, where smash_b
- *    has overwritten the return address in its own frame record first.
+ *    has overwritten the return address in its own frame record first;
+ *  - deep: deep_thread -> deep (1501 times, recursively) -> deep_park.
  * Each call is written as "r->line = __LINE__, call()" so that the line of
  * every call is recorded where it is made. When all threads are parked,
  * main prints the chains a walker must find (innermost first) (chain-text.h's canonical form)
@@ -35,7 +36,9 @@
 
 #include "gcs-util.h"
 
-#define NTHREADS 5
+#define NTHREADS 6
+/* Calls deep on the deep thread: deeper than the default walk limit. */
+#define DEEP 1500
 /* What smash_b writes over its own saved return address. */
 #define SMASHED_RETURN 0xdead0
 
@@ -227,6 +230,40 @@ static void *smash_thread(void *arg)
 	return NULL;
 }
 
+/* ---- deep: a recursion deeper than the default limit of 1024 frames ---- */
+static NOINLINE void deep_park(struct rec *r)
+{
+	note_parked();
+	r->lines[0] = __LINE__; PARK_FOREVER();
+}
+
+/* GCC sees that deep_park() never returns and so calls this recursion
+ * infinite; it ends at n == 0, where the thread parks. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winfinite-recursion"
+static NOINLINE void deep(struct rec *r, int n)
+{
+	if (n == 0) {
+		r->lines[1] = __LINE__, deep_park(r);
+		KEEP_FRAME();
+		return;
+	}
+	r->lines[2] = __LINE__, deep(r, n - 1);
+	KEEP_FRAME();
+}
+#pragma GCC diagnostic pop
+
+static void *deep_thread(void *arg)
+{
+	struct rec *r = arg;
+
+	r->tid = gettid();
+	prctl(PR_SET_NAME, "gw-deep");
+	r->lines[3] = __LINE__, deep(r, DEEP);
+	KEEP_FRAME();
+	return NULL;
+}
+
 /* ---- main ---- */
 static void print_expected(void)
 {
@@ -250,6 +287,16 @@ static void print_expected(void)
 	printf("thread %d\npc smash_park:%d\nreturn smash_b:%d\nreturn smash_a:%d\n"
 	       "return smash_thread:%d\n%send\n",
 	       sm->tid, sm->lines[0], sm->lines[1], sm->lines[2], sm->lines[3], end_of_gcs);
+	{
+		const struct rec *d = &recs[5];
+		int i;
+
+		printf("thread %d\npc deep_park:%d\nreturn deep:%d\n", d->tid, d->lines[0],
+		       d->lines[1]);
+		for (i = 0; i < DEEP; i++)
+			printf("return deep:%d\n", d->lines[2]);
+		printf("return deep_thread:%d\n%send\n", d->lines[3], end_of_gcs);
+	}
 	printf("ready\n");
 	fflush(stdout);
 }
@@ -274,7 +321,7 @@ static NOINLINE void main_a(struct rec *r)
 int main(int argc, char **argv)
 {
 	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
-	void *(*fns[])(void *) = { plain_thread, sig_thread, sw_thread, smash_thread };
+	void *(*fns[])(void *) = { plain_thread, sig_thread, sw_thread, smash_thread, deep_thread };
 	struct sigaction sa;
 	pthread_attr_t attr;
 	pthread_t t;

@@ -71,8 +71,8 @@ int main(int argc, char **argv)
 		walk_text(&full, t, sym, tids[i], NULL, "gcswalk-target", 1);
 	}
 	free(tids);
-	tap_result(n == 5 && gcswalk_target_thread_count(t) == 5,
-		   "host: five threads, as in the guest");
+	tap_result(n == 6 && gcswalk_target_thread_count(t) == 6,
+		   "host: six threads, as in the guest");
 	ok = canon.s && strcmp(canon.s, expect) == 0;
 	if (!ok)
 		tap_diag("expected:\n%s# got:\n%s", expect, canon.s ? canon.s : "");
