@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gcsprof inspect CORE: every thread's chain from its GCS, symbolised with
+ * source lines; the fatal signal; and a cross-check of each thread's
+ * stack (link register, frame records) against its GCS, reporting where
+ * they disagree: the stack was overwritten there.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gcswalk.h>
+
+#include "gcsprof.h"
+
+struct inspect_opts {
+	const char *exe;
+	const char *sysroot;
+	unsigned max_frames;
+};
+
+#define OPT(field) offsetof(struct inspect_opts, field)
+static const struct gp_option inspect_options[] = {
+	{ "exe", 'e', GP_OPT_STRING, OPT(exe), "FILE",
+	  "the crashed program, if not where the core says", 0, 0, NULL },
+	{ "sysroot", 0, GP_OPT_STRING, OPT(sysroot), "DIR",
+	  "look for the mapped files under DIR (e.g. the guest's root)", 0, 0, NULL },
+	{ "max-frames", 0, GP_OPT_UINT, OPT(max_frames), "N", "frames per thread (default 256)", 1,
+	  1u << 20, NULL },
+};
+#undef OPT
+
+static void inspect_init(void *p)
+{
+	((struct inspect_opts *)p)->max_frames = 256;
+}
+
+#ifndef NT_SIGINFO
+#define NT_SIGINFO 0x53494749
+#endif
+#define SEGV_CPERR_CODE 10
+
+struct fatal {
+	int signo, code;
+	uint64_t addr;
+	int found;
+};
+
+/* The fatal signal from the core's NT_SIGINFO note (the crashing thread's). */
+static void read_fatal_signal(const char *path, struct fatal *fs)
+{
+	size_t nph = 0, i;
+	Elf *elf;
+	int fd;
+
+	memset(fs, 0, sizeof(*fs));
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF && elf_getphdrnum(elf, &nph) == 0) {
+		for (i = 0; i < nph && !fs->found; i++) {
+			GElf_Phdr ph;
+			GElf_Nhdr nh;
+			Elf_Data *d;
+			size_t off = 0, name_off, desc_off;
+
+			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_NOTE)
+				continue;
+			d = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz, ELF_T_NHDR);
+			while (d && (off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+				const unsigned char *desc = (const unsigned char *)d->d_buf + desc_off;
+				int32_t v[3];
+
+				if (nh.n_type != NT_SIGINFO || nh.n_descsz < 24)
+					continue;
+				/* siginfo_t: si_signo, si_errno, si_code, pad, si_addr */
+				memcpy(v, desc, sizeof(v));
+				fs->signo = v[0];
+				fs->code = v[2];
+				memcpy(&fs->addr, desc + 16, sizeof(fs->addr));
+				fs->found = 1;
+				break;
+			}
+		}
+	}
+	elf_end(elf);
+	close(fd);
+}
+
+static const char *signal_name(int sig)
+{
+	static const char *const names[] = {
+		[SIGSEGV] = "SIGSEGV", [SIGBUS] = "SIGBUS", [SIGILL] = "SIGILL",
+		[SIGABRT] = "SIGABRT", [SIGFPE] = "SIGFPE", [SIGTRAP] = "SIGTRAP",
+		[SIGQUIT] = "SIGQUIT", [SIGKILL] = "SIGKILL", [SIGTERM] = "SIGTERM",
+		[SIGSYS] = "SIGSYS", [SIGINT] = "SIGINT",
+	};
+
+	if (sig > 0 && (size_t)sig < sizeof(names) / sizeof(names[0]) && names[sig])
+		return names[sig];
+	return "signal";
+}
+
+static void print_location(FILE *f, gcswalk_symbolizer *sym, uint64_t address, int is_return)
+{
+	const struct gcswalk_location *loc = NULL;
+	size_t i;
+
+	if (!sym || gcswalk_symbolize(sym, address, is_return, &loc) < 0 || !loc) {
+		fprintf(f, "0x%016" PRIx64 " ??\n", address);
+		return;
+	}
+	if (!loc->nsymbols) {
+		const char *mod = loc->module ? strrchr(loc->module, '/') : NULL;
+
+		fprintf(f, "0x%016" PRIx64 " ?? (%s)\n", address,
+			mod ? mod + 1 : loc->module ? loc->module : "no mapping");
+		return;
+	}
+	for (i = 0; i < loc->nsymbols; i++) {
+		const struct gcswalk_symbol *s = &loc->symbols[i];
+		const char *fn = s->function ? s->function : s->symbol ? s->symbol : "??";
+
+		if (i == 0)
+			fprintf(f, "0x%016" PRIx64 " ", address);
+		else
+			fprintf(f, "%*s", 19, "");
+		fprintf(f, "%s", fn);
+		if (!s->inlined && s->function_offset)
+			fprintf(f, "+0x%" PRIx64, s->function_offset);
+		if (s->inlined)
+			fprintf(f, " [inlined]");
+		if (s->file)
+			fprintf(f, " at %s:%d", s->file, s->line);
+		fputc('\n', f);
+	}
+}
+
+static const char *short_name(gcswalk_symbolizer *sym, uint64_t address, int is_return)
+{
+	const struct gcswalk_location *loc = NULL;
+
+	if (!sym || gcswalk_symbolize(sym, address, is_return, &loc) < 0 || !loc ||
+	    !loc->nsymbols)
+		return "??";
+	return loc->symbols[loc->nsymbols - 1].function ? loc->symbols[loc->nsymbols - 1].function
+							 : "??";
+}
+
+/* Compare the stack with the GCS for thread I; print what disagrees.
+ * Returns 1 if corruption was found. */
+static int check_thread(FILE *f, gcswalk_target *t, size_t i, gcswalk_symbolizer *sym,
+			const struct gcswalk_thread_info *info, uint64_t newest_return,
+			size_t newest_index, int gcs_fault)
+{
+	struct gcswalk_record_check *checks;
+	size_t n = 0, k;
+	int ret, bad = 0;
+
+	if (gcs_fault && newest_return && info->lr && info->lr != newest_return) {
+		/* A GCS check failed at a return: the LR it returned through
+		 * must have been the newest GCS entry; a different one was
+		 * loaded from an overwritten stack. (Elsewhere the LR may
+		 * differ legitimately: it is stale after a call returns.) */
+		fprintf(f, "  STACK CORRUPTION: the link register holds 0x%016" PRIx64
+			   " but the GCS says this function returns to 0x%016" PRIx64 " (%s, frame #%zu)\n",
+			info->lr, newest_return, short_name(sym, newest_return, 1), newest_index);
+		bad = 1;
+	}
+	checks = calloc(256, sizeof(*checks));
+	if (!checks)
+		return bad;
+	ret = gcswalk_verify(t, i, checks, 256, &n);
+	if (ret >= 0) {
+		for (k = 0; k < n; k++) {
+			if (checks[k].verdict != GCSWALK_RECORD_MISMATCH)
+				continue;
+			fprintf(f, "  STACK CORRUPTION: frame record at 0x%016" PRIx64
+				   " holds return address 0x%016" PRIx64
+				   ", which is not on the GCS: the stack is overwritten from there"
+				   " (%zu sound record%s below it)\n",
+				checks[k].record, checks[k].return_address, k, k == 1 ? "" : "s");
+			bad = 1;
+			break;
+		}
+	}
+	if (gcs_fault && info->fp % 16 != 0 && info->have_registers) {
+		fprintf(f, "  STACK CORRUPTION: the frame pointer 0x%016" PRIx64
+			   " is not a frame record address: it was loaded from an overwritten stack\n",
+			info->fp);
+		bad = 1;
+	}
+	free(checks);
+	return bad;
+}
+
+/* A symbolising target for the core with the executable replaced by EXE. */
+static int exe_target(gcswalk_target *core, const char *exe, gcswalk_target **out)
+{
+	size_t n = gcswalk_target_mapping_count(core), i;
+	struct gcswalk_mapping *maps = calloc(n + 1, sizeof(*maps));
+	const char *first = NULL;
+	char *msg = NULL;
+	int ret;
+
+	if (!maps)
+		return GCSWALK_E_NOMEM;
+	for (i = 0; i < n; i++) {
+		if (gcswalk_target_mapping(core, i, &maps[i]) != GCSWALK_OK) {
+			free(maps);
+			return GCSWALK_E_INVALID;
+		}
+		if (i == 0)
+			first = maps[i].path;
+		if (first && strcmp(maps[i].path, first) == 0)
+			maps[i].path = exe;
+	}
+	ret = gcswalk_target_open_mappings(out, gcswalk_target_pid(core), maps, n, &msg);
+	free(msg);
+	free(maps);
+	return ret;
+}
+
+static int inspect_run(void *p, int argc, char **argv)
+{
+	const struct inspect_opts *o = p;
+	struct gcswalk_symbolizer_options so = GCSWALK_SYMBOLIZER_OPTIONS_INIT;
+	struct gcswalk_walk_options wo = GCSWALK_WALK_OPTIONS_INIT;
+	gcswalk_target *t = NULL, *symt = NULL;
+	gcswalk_symbolizer *sym = NULL;
+	struct fatal fs;
+	struct gp_out out;
+	char *msg = NULL;
+	size_t i, n;
+	int ret, corrupt = 0;
+
+	(void)argc;
+	if (o->exe && access(o->exe, R_OK) != 0)
+		return gp_error(GP_EXIT_INPUT, "inspect: cannot read %s: %s", o->exe, strerror(errno));
+	if (access(argv[0], R_OK) != 0)
+		return gp_error(errno == EACCES ? GP_EXIT_PERMISSION : GP_EXIT_INPUT,
+				"inspect: cannot read %s: %s", argv[0], strerror(errno));
+	ret = gcswalk_target_open_core(&t, argv[0], &msg);
+	if (ret < 0) {
+		int st = gp_exit_for_gcswalk(ret);
+
+		if (ret == GCSWALK_E_IO)
+			st = GP_EXIT_INPUT;
+		ret = gp_error(st, "inspect: %s: %s (%s)", argv[0], gcswalk_strerror(ret),
+			       msg ? msg : "");
+		free(msg);
+		return ret;
+	}
+	read_fatal_signal(argv[0], &fs);
+	so.sysroot = o->sysroot;
+	if (o->exe && exe_target(t, o->exe, &symt) != GCSWALK_OK)
+		gp_warn("cannot use %s for symbols", o->exe);
+	if (gcswalk_symbolizer_new(&sym, symt ? symt : t, &so) != GCSWALK_OK)
+		gp_warn("no symbols: %s", gcswalk_target_errmsg(symt ? symt : t));
+	ret = gp_out_open(&out, NULL);
+	if (ret)
+		goto done;
+	n = gcswalk_target_thread_count(t);
+	fprintf(out.fp, "core %s: process %d, %zu thread%s\n", argv[0], gcswalk_target_pid(t), n,
+		n == 1 ? "" : "s");
+	if (fs.found)
+		fprintf(out.fp, "fatal signal: %d (%s)%s, code %d, address 0x%" PRIx64 "\n", fs.signo,
+			signal_name(fs.signo),
+			fs.signo == SIGSEGV && fs.code == SEGV_CPERR_CODE ?
+				" from a GCS check (SEGV_CPERR): a return address did not match the GCS" :
+				"",
+			fs.code, fs.addr);
+	wo.max_frames = o->max_frames;
+	for (i = 0; i < n; i++) {
+		struct gcswalk_thread_info info;
+		struct gcswalk_frame f;
+		gcswalk_walk *w = NULL;
+		uint64_t newest = 0;
+		size_t k = 0, newest_index = 0;
+		int r;
+
+		if (gcswalk_target_thread(t, i, &info) != GCSWALK_OK)
+			continue;
+		fprintf(out.fp, "\nthread %d%s%s%s%s:\n", info.tid, info.name ? " (" : "",
+			info.name ? info.name : "", info.name ? ")" : "",
+			i == 0 ? ", the one that received the signal" : "");
+		r = gcswalk_walk_begin(&w, t, i, &wo);
+		if (r < 0) {
+			fprintf(out.fp, "  no GCS chain: %s (%s)\n", gcswalk_strerror(r),
+				gcswalk_target_errmsg(t));
+			continue;
+		}
+		while ((r = gcswalk_walk_next(w, &f)) == GCSWALK_OK) {
+			switch (f.kind) {
+			case GCSWALK_FRAME_PC:
+			case GCSWALK_FRAME_RETURN:
+			case GCSWALK_FRAME_SIGRETURN:
+			case GCSWALK_FRAME_LR:
+				if (f.kind == GCSWALK_FRAME_RETURN && !newest) {
+					newest = f.address;
+					newest_index = k;
+				}
+				fprintf(out.fp, "  #%-3zu ", k++);
+				print_location(out.fp, sym, f.address, gcswalk_frame_is_return(&f));
+				break;
+			case GCSWALK_FRAME_SIGNAL_CAP:
+				fprintf(out.fp, "  ---- signal delivered here; the interrupted context follows ----\n");
+				break;
+			case GCSWALK_FRAME_TERMINATOR:
+				break;
+			default:
+				fprintf(out.fp, "  [%s entry 0x%016" PRIx64 " at 0x%016" PRIx64 "]\n",
+					gcswalk_frame_kind_name(f.kind), f.address, f.slot);
+			}
+		}
+		if (r == GCSWALK_CUT)
+			fprintf(out.fp, "  ... (more frames: --max-frames)\n");
+		gcswalk_walk_free(w);
+		corrupt |= check_thread(out.fp, t, i, sym, &info, newest, newest_index,
+					i == 0 && fs.found && fs.signo == SIGSEGV &&
+						fs.code == SEGV_CPERR_CODE);
+	}
+	if (corrupt)
+		fprintf(out.fp, "\nThe chains above come from the GCS, which the overwritten stack "
+				"cannot change: they are the true call chains.\n");
+	ret = gp_out_close(&out);
+done:
+	gcswalk_symbolizer_free(sym);
+	gcswalk_target_close(symt);
+	gcswalk_target_close(t);
+	return ret;
+}
+
+const struct gp_command gp_cmd_inspect = {
+	.name = "inspect",
+	.synopsis = "CORE [--exe FILE] [--sysroot DIR]",
+	.summary = "show every thread's call chain from a core dump's GCS and find stack corruption",
+	.options = inspect_options,
+	.noptions = sizeof(inspect_options) / sizeof(inspect_options[0]),
+	.min_args = 1,
+	.max_args = 1,
+	.run = inspect_run,
+	.opts_size = sizeof(struct inspect_opts),
+	.init = inspect_init,
+};

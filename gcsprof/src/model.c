@@ -1,0 +1,430 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Building the model from a raw profile: each distinct (address space,
+ * address, kind) becomes a Location, symbolised once through libgcswalk.
+ * One symboliser per address space, over a libgcswalk target made of that
+ * address space's mappings as the profile recorded them.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gcswalk.h>
+
+#include "model.h"
+
+/* ---- An open-addressing map from three integers to an id ------------ */
+
+struct slot {
+	uint64_t a, b, c, value;  /* value 0: empty */
+};
+
+struct map {
+	struct slot *slots;
+	size_t cap, count;
+};
+
+static uint64_t mix(uint64_t a, uint64_t b, uint64_t c)
+{
+	uint64_t h = a * 0x9e3779b97f4a7c15ULL;
+
+	h ^= b + 0x7f4a7c159e3779b9ULL + (h << 6) + (h >> 2);
+	h ^= c + 0x94d049bb133111ebULL + (h << 6) + (h >> 2);
+	h ^= h >> 31;
+	return h * 0xbf58476d1ce4e5b9ULL;
+}
+
+static uint64_t map_get(const struct map *m, uint64_t a, uint64_t b, uint64_t c)
+{
+	size_t i;
+
+	if (!m->cap)
+		return 0;
+	for (i = (size_t)mix(a, b, c) & (m->cap - 1); m->slots[i].value; i = (i + 1) & (m->cap - 1))
+		if (m->slots[i].a == a && m->slots[i].b == b && m->slots[i].c == c)
+			return m->slots[i].value;
+	return 0;
+}
+
+static int map_put(struct map *m, uint64_t a, uint64_t b, uint64_t c, uint64_t value)
+{
+	size_t i;
+
+	if ((m->count + 1) * 2 > m->cap) {
+		struct map n = { NULL, m->cap ? m->cap * 2 : 256, 0 };
+
+		n.slots = calloc(n.cap, sizeof(*n.slots));
+		if (!n.slots)
+			return -1;
+		for (i = 0; i < m->cap; i++)
+			if (m->slots[i].value)
+				(void)map_put(&n, m->slots[i].a, m->slots[i].b, m->slots[i].c,
+					      m->slots[i].value);
+		free(m->slots);
+		*m = n;
+	}
+	for (i = (size_t)mix(a, b, c) & (m->cap - 1); m->slots[i].value; i = (i + 1) & (m->cap - 1))
+		;
+	m->slots[i] = (struct slot){ a, b, c, value };
+	m->count++;
+	return 0;
+}
+
+/* ---- Interned strings ----------------------------------------------- */
+
+struct gp_strtab {
+	char **strings;
+	size_t count, cap;       /* open addressing, power of two */
+};
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+const char *gp_model_intern(struct gp_model *m, const char *s)
+{
+	struct gp_strtab *t = m->strings;
+	size_t i;
+
+	if (!s)
+		s = "";
+	if ((t->count + 1) * 2 > t->cap) {
+		size_t ncap = t->cap ? t->cap * 2 : 1024, j;
+		char **n = calloc(ncap, sizeof(*n));
+
+		if (!n)
+			return NULL;
+		for (j = 0; j < t->cap; j++) {
+			if (!t->strings[j])
+				continue;
+			for (i = (size_t)hash_str(t->strings[j]) & (ncap - 1); n[i]; i = (i + 1) & (ncap - 1))
+				;
+			n[i] = t->strings[j];
+		}
+		free(t->strings);
+		t->strings = n;
+		t->cap = ncap;
+	}
+	for (i = (size_t)hash_str(s) & (t->cap - 1); t->strings[i]; i = (i + 1) & (t->cap - 1))
+		if (strcmp(t->strings[i], s) == 0)
+			return t->strings[i];
+	t->strings[i] = strdup(s);
+	if (!t->strings[i])
+		return NULL;
+	t->count++;
+	return t->strings[i];
+}
+
+/* ---- Building ------------------------------------------------------- */
+
+struct space {
+	unsigned asid;
+	gcswalk_target *target;
+	gcswalk_symbolizer *sym;
+	int failed;
+};
+
+struct index {
+	struct map locations;    /* (asid, address, return) -> location id */
+	struct map functions;    /* (name ptr, file ptr, 0) -> function id */
+	struct space *spaces;
+	size_t nspaces;
+	const char *sysroot;
+};
+
+static struct space *space_for(struct gp_model *m, unsigned asid)
+{
+	struct index *ix = m->index;
+	struct gcswalk_symbolizer_options so = GCSWALK_SYMBOLIZER_OPTIONS_INIT;
+	struct gcswalk_mapping *maps;
+	struct space *s;
+	size_t i, n = 0;
+	char *msg = NULL;
+	int pid = 0;
+
+	for (i = 0; i < ix->nspaces; i++)
+		if (ix->spaces[i].asid == asid)
+			return &ix->spaces[i];
+	s = realloc(ix->spaces, (ix->nspaces + 1) * sizeof(*s));
+	if (!s)
+		return NULL;
+	ix->spaces = s;
+	s = &ix->spaces[ix->nspaces++];
+	memset(s, 0, sizeof(*s));
+	s->asid = asid;
+	maps = calloc(m->raw->nmappings + 1, sizeof(*maps));
+	if (!maps)
+		return NULL;
+	for (i = 0; i < m->raw->nmappings; i++) {
+		const struct gp_rmapping *r = &m->raw->mappings[i];
+
+		if (r->asid != asid)
+			continue;
+		maps[n].start = r->start;
+		maps[n].end = r->end;
+		maps[n].offset = r->offset;
+		maps[n].path = r->path;
+		pid = r->pid;
+		n++;
+	}
+	so.sysroot = ix->sysroot;
+	if (gcswalk_target_open_mappings(&s->target, pid, maps, n, &msg) != GCSWALK_OK ||
+	    gcswalk_symbolizer_new(&s->sym, s->target, &so) != GCSWALK_OK) {
+		if (!s->failed)
+			gp_warn("cannot symbolise address space %u: %s", asid,
+				msg ? msg : s->target ? gcswalk_target_errmsg(s->target) : "?");
+		s->failed = 1;
+	}
+	free(msg);
+	free(maps);
+	return s;
+}
+
+static uint64_t function_id(struct gp_model *m, const char *name, const char *system_name,
+			    const char *file)
+{
+	struct index *ix = m->index;
+	const char *n = gp_model_intern(m, name), *sn = gp_model_intern(m, system_name ? system_name : name);
+	const char *f = gp_model_intern(m, file ? file : "");
+	struct gp_function *fn;
+	uint64_t id;
+
+	if (!n || !f || !sn)
+		return 0;
+	id = map_get(&ix->functions, (uintptr_t)n, (uintptr_t)f, 0);
+	if (id)
+		return id;
+	fn = gp_grow(m->functions, &m->functions_cap, m->nfunctions + 1, sizeof(*fn));
+	if (!fn)
+		return 0;
+	m->functions = fn;
+	m->functions[m->nfunctions] = (struct gp_function){ n, sn, f };
+	id = ++m->nfunctions;
+	if (map_put(&ix->functions, (uintptr_t)n, (uintptr_t)f, 0, id) != 0)
+		return 0;
+	return id;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/* The mapping (1-based id) of ADDRESS in address space ASID, 0 if none. */
+static uint64_t mapping_of(const struct gp_model *m, unsigned asid, uint64_t address)
+{
+	size_t i;
+
+	for (i = 0; i < m->raw->nmappings; i++) {
+		const struct gp_rmapping *r = &m->raw->mappings[i];
+
+		if (r->asid == asid && address >= r->start && address < r->end)
+			return i + 1;
+	}
+	return 0;
+}
+
+static uint64_t location_id(struct gp_model *m, unsigned asid, const struct gp_frame *f)
+{
+	struct index *ix = m->index;
+	int is_return = f->kind != GP_FRAME_PC;
+	const struct gcswalk_location *loc = NULL;
+	struct gp_location *l;
+	struct space *s;
+	uint64_t id = map_get(&ix->locations, asid, f->address, (uint64_t)is_return), mid;
+	char buf[64];
+	size_t i;
+
+	if (id)
+		return id;
+	l = gp_grow(m->locations, &m->locations_cap, m->nlocations + 1, sizeof(*l));
+	if (!l)
+		return 0;
+	m->locations = l;
+	l = &m->locations[m->nlocations];
+	memset(l, 0, sizeof(*l));
+	mid = mapping_of(m, asid, f->address);
+	l->mapping_id = mid;
+	l->address = f->address;
+	s = space_for(m, asid);
+	if (!s)
+		return 0;
+	if (s->sym)
+		(void)gcswalk_symbolize(s->sym, f->address, is_return, &loc);
+	if (loc && loc->nsymbols) {
+		l->lines = calloc(loc->nsymbols, sizeof(*l->lines));
+		if (!l->lines)
+			return 0;
+		for (i = 0; i < loc->nsymbols; i++) {
+			const struct gcswalk_symbol *sy = &loc->symbols[i];
+			const char *name = sy->function ? sy->function : sy->symbol;
+			uint64_t fid;
+
+			if (!name) {
+				snprintf(buf, sizeof(buf), "0x%" PRIx64, f->address);
+				name = buf;
+			}
+			fid = function_id(m, name, sy->symbol, sy->file);
+			if (!fid)
+				return 0;
+			l->lines[l->nlines++] = (struct gp_line){ fid, sy->line };
+		}
+		if (mid)
+			m->mappings[mid - 1].has_functions = 1;
+	} else {
+		/* Unknown: name it by its file, or by its address. */
+		char *name = NULL;
+		uint64_t fid;
+		int ok;
+
+		if (mid)
+			ok = asprintf(&name, "[%s+0x%" PRIx64 "]",
+				      base_name(m->raw->mappings[mid - 1].path),
+				      f->address - m->raw->mappings[mid - 1].start +
+					      m->raw->mappings[mid - 1].offset);
+		else
+			ok = asprintf(&name, "[0x%" PRIx64 "]", f->address);
+		if (ok < 0)
+			return 0;
+		fid = function_id(m, name, name, "");
+		free(name);
+		if (!fid)
+			return 0;
+		l->lines = calloc(1, sizeof(*l->lines));
+		if (!l->lines)
+			return 0;
+		l->lines[l->nlines++] = (struct gp_line){ fid, 0 };
+	}
+	id = ++m->nlocations;
+	if (map_put(&ix->locations, asid, f->address, (uint64_t)is_return, id) != 0)
+		return 0;
+	return id;
+}
+
+int gp_model_build(struct gp_model *m, const struct gp_rprofile *raw, const char *sysroot)
+{
+	struct index *ix;
+	size_t i, j;
+
+	memset(m, 0, sizeof(*m));
+	m->raw = raw;
+	m->period_ns = raw->hz ? 1000000000 / raw->hz : 10101010;
+	m->strings = calloc(1, sizeof(*m->strings));
+	m->index = ix = calloc(1, sizeof(*ix));
+	m->mappings = calloc(raw->nmappings + 1, sizeof(*m->mappings));
+	m->samples = calloc(raw->nsamples + 1, sizeof(*m->samples));
+	if (!m->strings || !ix || !m->mappings || !m->samples)
+		goto nomem;
+	ix->sysroot = sysroot;
+	for (i = 0; i < raw->nmappings; i++) {
+		const struct gp_rmapping *r = &raw->mappings[i];
+		char *hex = calloc(r->build_id_size * 2 + 1, 1);
+
+		if (!hex)
+			goto nomem;
+		for (j = 0; j < r->build_id_size; j++)
+			snprintf(hex + 2 * j, 3, "%02x", r->build_id[j]);
+		m->mappings[i].start = r->start;
+		m->mappings[i].limit = r->end;
+		m->mappings[i].offset = r->offset;
+		m->mappings[i].file = gp_model_intern(m, r->path);
+		m->mappings[i].build_id = gp_model_intern(m, hex);
+		free(hex);
+		if (!m->mappings[i].file || !m->mappings[i].build_id)
+			goto nomem;
+	}
+	m->nmappings = raw->nmappings;
+	for (i = 0; i < raw->nsamples; i++) {
+		const struct gp_rsample *r = &raw->samples[i];
+		struct gp_sample *s = &m->samples[i];
+
+		s->location_ids = calloc(r->nframes + 1, sizeof(*s->location_ids));
+		s->thread = gp_model_intern(m, r->thread);
+		if (!s->location_ids || !s->thread)
+			goto nomem;
+		m->nsamples++;
+		for (j = 0; j < r->nframes; j++) {
+			uint64_t id = location_id(m, r->asid, &raw->frames[r->first_frame + j]);
+
+			if (!id)
+				goto nomem;
+			s->location_ids[s->nlocations++] = id;
+		}
+		s->count = 1;
+		s->time_ns = r->time_ns;
+		s->pid = r->pid;
+		s->tid = r->tid;
+		s->state = r->state;
+		s->fallback = r->fallback;
+		m->total++;
+	}
+	return 0;
+nomem:
+	gp_model_free(m);
+	return gp_error(GP_EXIT_SYSTEM, "out of memory while symbolising");
+}
+
+void gp_model_free(struct gp_model *m)
+{
+	struct index *ix = m->index;
+	size_t i;
+
+	if (ix) {
+		for (i = 0; i < ix->nspaces; i++) {
+			gcswalk_symbolizer_free(ix->spaces[i].sym);
+			gcswalk_target_close(ix->spaces[i].target);
+		}
+		free(ix->spaces);
+		free(ix->locations.slots);
+		free(ix->functions.slots);
+		free(ix);
+	}
+	for (i = 0; i < m->nlocations; i++)
+		free(m->locations[i].lines);
+	for (i = 0; i < m->nsamples; i++)
+		free(m->samples[i].location_ids);
+	if (m->strings) {
+		for (i = 0; i < m->strings->cap; i++)
+			free(m->strings->strings[i]);
+		free(m->strings->strings);
+		free(m->strings);
+	}
+	free(m->locations);
+	free(m->functions);
+	free(m->mappings);
+	free(m->samples);
+	memset(m, 0, sizeof(*m));
+}
+
+size_t gp_sample_stack(const struct gp_model *m, const struct gp_sample *s, int per_thread,
+		       const char ***names)
+{
+	size_t n = per_thread ? 1 : 0, i, k = 0;
+	const char **v;
+
+	for (i = 0; i < s->nlocations; i++)
+		n += m->locations[s->location_ids[i] - 1].nlines;
+	v = calloc(n + 1, sizeof(*v));
+	if (!v)
+		return (size_t)-1;
+	if (per_thread)
+		v[k++] = s->thread;
+	/* Root first: the outermost location, and within one location the
+	 * real function before the functions inlined into it. */
+	for (i = s->nlocations; i-- > 0;) {
+		const struct gp_location *l = &m->locations[s->location_ids[i] - 1];
+		size_t j;
+
+		for (j = l->nlines; j-- > 0;)
+			v[k++] = gp_model_function(m, l->lines[j].function_id)->name;
+	}
+	*names = v;
+	return k;
+}

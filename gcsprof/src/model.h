@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The internal profile model every output format is written from. Its
+ * shape follows pprof's profile.proto: a Sample is a list of Locations
+ * (innermost first) with a value; a Location is an address in a Mapping
+ * with one or more Lines (inlined functions first, the real function
+ * last); a Line names a Function and a line number. Ids are 1-based
+ * indexes into the arrays, as in pprof (0 means none).
+ */
+#ifndef GCSPROF_MODEL_H
+#define GCSPROF_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gcsprof.h"
+#include "profile.h"
+
+struct gp_mapping {
+	uint64_t start, limit, offset;
+	const char *file;          /* interned */
+	const char *build_id;      /* hex, interned; "" if unknown */
+	int has_functions;         /* some location in it was symbolised */
+};
+
+struct gp_function {
+	const char *name;          /* interned; "[unknown]" style names for the unknown */
+	const char *system_name;   /* the ELF symbol */
+	const char *filename;      /* "" if unknown */
+};
+
+struct gp_line {
+	uint64_t function_id;
+	int64_t line;
+};
+
+struct gp_location {
+	uint64_t mapping_id;       /* 0: none */
+	uint64_t address;
+	size_t nlines;
+	struct gp_line *lines;     /* innermost (inlined) first */
+};
+
+struct gp_sample {
+	size_t nlocations;
+	uint64_t *location_ids;    /* innermost first */
+	int64_t count;
+	uint64_t time_ns;
+	int pid, tid;
+	const char *thread;        /* interned */
+	char state;
+	int fallback;
+};
+
+struct gp_strtab;
+
+struct gp_model {
+	const struct gp_rprofile *raw;
+	struct gp_mapping *mappings;
+	size_t nmappings;
+	struct gp_function *functions;
+	size_t nfunctions, functions_cap;
+	struct gp_location *locations;
+	size_t nlocations, locations_cap;
+	struct gp_sample *samples;
+	size_t nsamples;
+	int64_t period_ns;         /* 1e9 / hz */
+	uint64_t total;            /* sum of sample counts */
+	struct gp_strtab *strings;
+	void *index;               /* private: lookup tables */
+};
+
+/*
+ * Symbolise RAW into M through libgcswalk, with mapped files looked for
+ * under SYSROOT (NULL: none). Returns 0, or an exit status after one line
+ * on stderr.
+ */
+int gp_model_build(struct gp_model *m, const struct gp_rprofile *raw, const char *sysroot);
+void gp_model_free(struct gp_model *m);
+
+/* Intern a string in the model (NULL for out of memory). */
+const char *gp_model_intern(struct gp_model *m, const char *s);
+
+/* The outermost (real) function of a location's line I, for writers that
+ * show one name per frame: names of a location from the innermost
+ * (inlined) to the real function. */
+static inline const struct gp_function *gp_model_function(const struct gp_model *m,
+							  uint64_t function_id)
+{
+	return &m->functions[function_id - 1];
+}
+
+/* Writers: each returns 0 or an exit status. */
+struct gp_out;
+struct gp_report_opts {
+	int per_thread;
+	unsigned top;              /* functions in the text report */
+};
+int gp_write_text(const struct gp_model *m, struct gp_out *out, const struct gp_report_opts *o);
+int gp_write_folded(const struct gp_model *m, struct gp_out *out, const struct gp_report_opts *o);
+int gp_write_pprof(const struct gp_model *m, struct gp_out *out, const struct gp_report_opts *o);
+int gp_write_svg(const struct gp_model *m, struct gp_out *out, const struct gp_report_opts *o);
+
+/*
+ * The frames of sample S as names, root first, one per source-level frame
+ * (inlined ones included): *NAMES gets a malloc'd array of interned
+ * strings that the caller frees. Returns the count, or (size_t)-1 for out
+ * of memory. Thread-prefixed when PER_THREAD.
+ */
+size_t gp_sample_stack(const struct gp_model *m, const struct gp_sample *s, int per_thread,
+		       const char ***names);
+
+#endif

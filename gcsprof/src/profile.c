@@ -1,0 +1,467 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The profile file, version 1 (docs/profile-format.md). One record per
+ * line, fields separated by one space, strings %XX-escaped:
+ *
+ *   gcsprof-profile 1
+ *   hz HZ
+ *   mode cpu|wall
+ *   command ESCAPED
+ *   mapping ASID PID START END OFFSET BUILDID|- PATH
+ *   sample TIME PID TID STATE ASID NAME FLAGS FRAME...
+ *   lost REASON COUNT
+ *   end DURATION SAMPLES MAPPINGS
+ *
+ * Numbers are decimal, except addresses and offsets (hex, no prefix).
+ * A frame is a kind letter followed by a hex address.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gcsprof.h"
+#include "profile.h"
+
+int gp_write_escaped(FILE *f, const char *s)
+{
+	if (!s || !*s)
+		return fputs("%00", f) < 0 ? -1 : 0;   /* empty: a lone NUL escape */
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c <= ' ' || c == '%' || c >= 0x7f) {
+			if (fprintf(f, "%%%02X", c) < 0)
+				return -1;
+		} else if (fputc(c, f) == EOF)
+			return -1;
+	}
+	return 0;
+}
+
+int gp_profile_write_header(FILE *f, unsigned hz, const char *mode, const char *command)
+{
+	if (fprintf(f, "%s %d\nhz %u\nmode %s\ncommand ", GP_PROFILE_MAGIC, GP_PROFILE_VERSION,
+		    hz, mode) < 0 ||
+	    gp_write_escaped(f, command) != 0 || fputc('\n', f) == EOF)
+		return -1;
+	return 0;
+}
+
+int gp_profile_write_mapping(FILE *f, const struct gp_rmapping *m)
+{
+	size_t i;
+
+	if (fprintf(f, "mapping %u %d %" PRIx64 " %" PRIx64 " %" PRIx64 " ", m->asid, m->pid,
+		    m->start, m->end, m->offset) < 0)
+		return -1;
+	if (!m->build_id_size) {
+		if (fputc('-', f) == EOF)
+			return -1;
+	}
+	for (i = 0; i < m->build_id_size; i++)
+		if (fprintf(f, "%02x", m->build_id[i]) < 0)
+			return -1;
+	if (fputc(' ', f) == EOF || gp_write_escaped(f, m->path) != 0 || fputc('\n', f) == EOF)
+		return -1;
+	return 0;
+}
+
+int gp_profile_write_sample(FILE *f, const struct gp_rsample *s, const struct gp_frame *frames)
+{
+	size_t i;
+
+	if (fprintf(f, "sample %" PRIu64 " %d %d %c %u ", s->time_ns, s->pid, s->tid,
+		    s->state ? s->state : '?', s->asid) < 0 ||
+	    gp_write_escaped(f, s->thread) != 0 || fprintf(f, " %s", s->fallback ? "f" : "-") < 0)
+		return -1;
+	for (i = 0; i < s->nframes; i++)
+		if (fprintf(f, " %c%" PRIx64, frames[i].kind, frames[i].address) < 0)
+			return -1;
+	return fputc('\n', f) == EOF ? -1 : 0;
+}
+
+int gp_profile_write_trailer(FILE *f, uint64_t duration_ns, const struct gp_count *lost,
+			     size_t nlost, uint64_t nsamples, uint64_t nmappings)
+{
+	size_t i;
+
+	for (i = 0; i < nlost; i++) {
+		if (fputs("lost ", f) < 0 || gp_write_escaped(f, lost[i].reason) != 0 ||
+		    fprintf(f, " %" PRIu64 "\n", lost[i].count) < 0)
+			return -1;
+	}
+	if (fprintf(f, "end %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", duration_ns, nsamples,
+		    nmappings) < 0)
+		return -1;
+	return 0;
+}
+
+/* ---- Reading -------------------------------------------------------- */
+
+struct reader {
+	const char *path;
+	size_t lineno;
+	char *cursor;             /* the rest of the current line */
+	int bad;
+};
+
+static int bad(struct reader *r, const char *what)
+{
+	if (!r->bad)
+		gp_error(GP_EXIT_BAD_PROFILE, "%s:%zu: bad profile: %s", r->path, r->lineno, what);
+	r->bad = 1;
+	return -1;
+}
+
+/* The next space-separated field, NUL-terminated in place, or NULL. */
+static char *field(struct reader *r)
+{
+	char *s = r->cursor, *e;
+
+	if (!s || !*s)
+		return NULL;
+	e = strchr(s, ' ');
+	if (e) {
+		*e = '\0';
+		r->cursor = e + 1;
+	} else
+		r->cursor = s + strlen(s);
+	return s;
+}
+
+static int unescape(char *s)
+{
+	char *w = s;
+
+	for (; *s; s++) {
+		if (*s == '%') {
+			int hi, lo;
+
+			if (!isxdigit((unsigned char)s[1]) || !isxdigit((unsigned char)s[2]))
+				return -1;
+			hi = isdigit((unsigned char)s[1]) ? s[1] - '0' : (tolower(s[1]) - 'a' + 10);
+			lo = isdigit((unsigned char)s[2]) ? s[2] - '0' : (tolower(s[2]) - 'a' + 10);
+			if (hi * 16 + lo)
+				*w++ = (char)(hi * 16 + lo);
+			s += 2;
+		} else
+			*w++ = *s;
+	}
+	*w = '\0';
+	return 0;
+}
+
+static char *str_field(struct reader *r)
+{
+	char *s = field(r), *d;
+
+	if (!s || unescape(s) != 0)
+		return NULL;
+	d = strdup(s);
+	if (!d)
+		r->bad = 2;
+	return d;
+}
+
+static int num_field(struct reader *r, int base, uint64_t *v)
+{
+	char *s = field(r), *end;
+	unsigned long long x;
+
+	if (!s || !*s || *s == '-' || *s == '+' || isspace((unsigned char)*s))
+		return -1;
+	errno = 0;
+	x = strtoull(s, &end, base);
+	if (errno || *end)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+static int int_field(struct reader *r, int *v)
+{
+	uint64_t x;
+
+	if (num_field(r, 10, &x) != 0 || x > INT32_MAX)
+		return -1;
+	*v = (int)x;
+	return 0;
+}
+
+static int parse_mapping(struct reader *r, struct gp_rprofile *p)
+{
+	struct gp_rmapping m = { 0 };
+	uint64_t asid;
+	char *bid;
+	void *n;
+
+	if (num_field(r, 10, &asid) != 0 || asid > UINT32_MAX || int_field(r, &m.pid) != 0 ||
+	    num_field(r, 16, &m.start) != 0 || num_field(r, 16, &m.end) != 0 ||
+	    num_field(r, 16, &m.offset) != 0 || m.end <= m.start)
+		return bad(r, "malformed mapping");
+	m.asid = (unsigned)asid;
+	bid = field(r);
+	if (!bid)
+		return bad(r, "mapping without build-id field");
+	if (strcmp(bid, "-") != 0) {
+		size_t len = strlen(bid), i;
+
+		if (len % 2 || len == 0 || len > 128)
+			return bad(r, "malformed build-id");
+		m.build_id = malloc(len / 2);
+		if (!m.build_id)
+			return bad(r, "out of memory");
+		for (i = 0; i < len / 2; i++) {
+			unsigned v;
+
+			if (!isxdigit((unsigned char)bid[2 * i]) ||
+			    !isxdigit((unsigned char)bid[2 * i + 1]) ||
+			    sscanf(bid + 2 * i, "%2x", &v) != 1) {
+				free(m.build_id);
+				return bad(r, "malformed build-id");
+			}
+			m.build_id[i] = (unsigned char)v;
+		}
+		m.build_id_size = len / 2;
+	}
+	m.path = str_field(r);
+	if (!m.path || *r->cursor) {
+		free(m.build_id);
+		free(m.path);
+		return bad(r, "malformed mapping path");
+	}
+	n = gp_grow(p->mappings, &p->mappings_cap, p->nmappings + 1, sizeof(m));
+	if (!n) {
+		free(m.build_id);
+		free(m.path);
+		return bad(r, "out of memory");
+	}
+	p->mappings = n;
+	p->mappings[p->nmappings++] = m;
+	return 0;
+}
+
+static int parse_sample(struct reader *r, struct gp_rprofile *p)
+{
+	struct gp_rsample s = { 0 };
+	uint64_t t, asid;
+	char *state, *flags, *f;
+	void *n;
+
+	if (num_field(r, 10, &t) != 0 || int_field(r, &s.pid) != 0 || int_field(r, &s.tid) != 0)
+		return bad(r, "malformed sample");
+	state = field(r);
+	if (!state || strlen(state) != 1 || num_field(r, 10, &asid) != 0 || asid > UINT32_MAX)
+		return bad(r, "malformed sample");
+	s.time_ns = t;
+	s.state = state[0];
+	s.asid = (unsigned)asid;
+	s.thread = str_field(r);
+	flags = field(r);
+	if (!s.thread || !flags) {
+		free(s.thread);
+		return bad(r, "malformed sample");
+	}
+	s.fallback = strchr(flags, 'f') != NULL;
+	s.first_frame = p->nframes;
+	while ((f = field(r)) != NULL) {
+		struct gp_frame fr;
+		char *end;
+
+		if (!strchr("PRSF", f[0]) || f[0] == '\0' || !isxdigit((unsigned char)f[1])) {
+			free(s.thread);
+			return bad(r, "malformed frame");
+		}
+		errno = 0;
+		fr.kind = f[0];
+		fr.address = strtoull(f + 1, &end, 16);
+		if (errno || *end) {
+			free(s.thread);
+			return bad(r, "malformed frame address");
+		}
+		n = gp_grow(p->frames, &p->frames_cap, p->nframes + 1, sizeof(fr));
+		if (!n) {
+			free(s.thread);
+			return bad(r, "out of memory");
+		}
+		p->frames = n;
+		p->frames[p->nframes++] = fr;
+	}
+	s.nframes = p->nframes - s.first_frame;
+	n = gp_grow(p->samples, &p->samples_cap, p->nsamples + 1, sizeof(s));
+	if (!n) {
+		free(s.thread);
+		return bad(r, "out of memory");
+	}
+	p->samples = n;
+	p->samples[p->nsamples++] = s;
+	return 0;
+}
+
+static int parse_lost(struct reader *r, struct gp_rprofile *p)
+{
+	struct gp_count c;
+	void *n;
+
+	c.reason = str_field(r);
+	if (!c.reason || num_field(r, 10, &c.count) != 0) {
+		free(c.reason);
+		return bad(r, "malformed lost record");
+	}
+	n = gp_grow(p->lost, &p->lost_cap, p->nlost + 1, sizeof(c));
+	if (!n) {
+		free(c.reason);
+		return bad(r, "out of memory");
+	}
+	p->lost = n;
+	p->lost[p->nlost++] = c;
+	return 0;
+}
+
+int gp_profile_read(struct gp_rprofile *p, const char *path)
+{
+	struct reader r = { path, 0, NULL, 0 };
+	char *line = NULL, *kw;
+	size_t cap = 0;
+	ssize_t len;
+	int ended = 0, ret = 0;
+	FILE *f;
+
+	memset(p, 0, sizeof(*p));
+	f = fopen(path, "r");
+	if (!f)
+		return gp_error(errno == EACCES ? GP_EXIT_PERMISSION : GP_EXIT_INPUT,
+				"cannot read profile %s: %s", path, strerror(errno));
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		r.lineno++;
+		if (len == 0 || line[len - 1] != '\n') {
+			ended = 0;      /* a last line without its newline: cut short */
+			break;
+		}
+		line[len - 1] = '\0';
+		if (memchr(line, '\0', (size_t)len - 1)) {
+			bad(&r, "binary data");
+			break;
+		}
+		if (ended) {
+			bad(&r, "data after the end record");
+			break;
+		}
+		r.cursor = line;
+		kw = field(&r);
+		if (!kw) {
+			bad(&r, "empty line");
+			break;
+		}
+		if (r.lineno == 1) {
+			uint64_t v;
+
+			if (strcmp(kw, GP_PROFILE_MAGIC) != 0) {
+				gp_error(GP_EXIT_BAD_PROFILE, "%s: not a gcsprof profile", path);
+				r.bad = 1;
+				break;
+			}
+			if (num_field(&r, 10, &v) != 0) {
+				bad(&r, "malformed version");
+				break;
+			}
+			if (v != GP_PROFILE_VERSION) {
+				gp_error(GP_EXIT_BAD_PROFILE,
+					 "%s: profile format version %llu, this gcsprof reads version %d",
+					 path, (unsigned long long)v, GP_PROFILE_VERSION);
+				r.bad = 1;
+				break;
+			}
+			p->version = (unsigned)v;
+			continue;
+		}
+		if (strcmp(kw, "sample") == 0)
+			ret = parse_sample(&r, p);
+		else if (strcmp(kw, "mapping") == 0)
+			ret = parse_mapping(&r, p);
+		else if (strcmp(kw, "lost") == 0)
+			ret = parse_lost(&r, p);
+		else if (strcmp(kw, "hz") == 0) {
+			uint64_t v;
+
+			if (num_field(&r, 10, &v) != 0 || v == 0 || v > 100000)
+				ret = bad(&r, "malformed hz");
+			p->hz = (unsigned)v;
+		} else if (strcmp(kw, "mode") == 0) {
+			free(p->mode);
+			p->mode = str_field(&r);
+			if (!p->mode)
+				ret = bad(&r, "malformed mode");
+		} else if (strcmp(kw, "command") == 0) {
+			free(p->command);
+			p->command = str_field(&r);
+			if (!p->command)
+				ret = bad(&r, "malformed command");
+		} else if (strcmp(kw, "end") == 0) {
+			uint64_t ns, nm;
+
+			if (num_field(&r, 10, &p->duration_ns) != 0 || num_field(&r, 10, &ns) != 0 ||
+			    num_field(&r, 10, &nm) != 0)
+				ret = bad(&r, "malformed end record");
+			else if (ns != p->nsamples || nm != p->nmappings)
+				ret = bad(&r, "sample or mapping count differs from the end record");
+			ended = 1;
+		} else
+			continue;       /* unknown records are for later versions */
+		if (ret != 0)
+			break;
+	}
+	free(line);
+	if (ferror(f) && !r.bad) {
+		gp_error(GP_EXIT_INPUT, "cannot read profile %s: %s", path, strerror(errno));
+		fclose(f);
+		gp_profile_free(p);
+		return GP_EXIT_INPUT;
+	}
+	fclose(f);
+	if (r.bad) {
+		gp_profile_free(p);
+		return r.bad == 2 ? GP_EXIT_SYSTEM : GP_EXIT_BAD_PROFILE;
+	}
+	if (r.lineno == 0 || p->version == 0) {
+		gp_profile_free(p);
+		return gp_error(GP_EXIT_BAD_PROFILE, "%s: not a gcsprof profile%s", path,
+				r.lineno == 0 ? " (empty file)" : "");
+	}
+	if (!ended) {
+		gp_profile_free(p);
+		return gp_error(GP_EXIT_TRUNCATED,
+				"%s: truncated profile (no end record after line %zu): was recording interrupted?",
+				path, r.lineno);
+	}
+	if (!p->mode)
+		p->mode = strdup("cpu");
+	if (!p->mode) {
+		gp_profile_free(p);
+		return gp_error(GP_EXIT_SYSTEM, "out of memory");
+	}
+	return 0;
+}
+
+void gp_profile_free(struct gp_rprofile *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nsamples; i++)
+		free(p->samples[i].thread);
+	for (i = 0; i < p->nmappings; i++) {
+		free(p->mappings[i].path);
+		free(p->mappings[i].build_id);
+	}
+	for (i = 0; i < p->nlost; i++)
+		free(p->lost[i].reason);
+	free(p->samples);
+	free(p->frames);
+	free(p->mappings);
+	free(p->lost);
+	free(p->mode);
+	free(p->command);
+	memset(p, 0, sizeof(*p));
+}

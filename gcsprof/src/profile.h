@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The profile file (docs/profile-format.md): what `record` writes and
+ * `report` reads. Raw, unsymbolised: each sample is a chain of addresses
+ * with their kinds, and the mappings it needs to be symbolised later,
+ * elsewhere. A line-oriented text format, versioned, ending with a
+ * trailer that makes truncation detectable.
+ */
+#ifndef GCSPROF_PROFILE_H
+#define GCSPROF_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define GP_PROFILE_MAGIC "gcsprof-profile"
+#define GP_PROFILE_VERSION 1
+
+/* Frame kinds as written in the file. */
+enum gp_frame_kind {
+	GP_FRAME_PC = 'P',         /* the program counter */
+	GP_FRAME_RETURN = 'R',     /* a return address from the GCS */
+	GP_FRAME_SIGRETURN = 'S',  /* return into the signal trampoline */
+	GP_FRAME_FALLBACK = 'F',   /* a return address from a fallback unwinder */
+};
+
+struct gp_frame {
+	uint64_t address;
+	char kind;                 /* enum gp_frame_kind */
+};
+
+struct gp_rsample {
+	uint64_t time_ns;          /* since the recording started */
+	int pid, tid;
+	char state;                /* /proc state letter: R, S, D, T, ... */
+	unsigned asid;             /* address space: which mappings apply */
+	char *thread;              /* thread name */
+	size_t first_frame, nframes; /* into gp_rprofile.frames, innermost first */
+	int fallback;              /* chain from a fallback unwinder */
+};
+
+struct gp_rmapping {
+	unsigned asid;
+	int pid;
+	uint64_t start, end, offset;
+	char *path;
+	unsigned char *build_id;   /* NULL if unknown */
+	size_t build_id_size;
+};
+
+struct gp_count {
+	char *reason;
+	uint64_t count;
+};
+
+struct gp_rprofile {
+	unsigned version;
+	unsigned hz;
+	char *mode;                /* "cpu" or "wall" */
+	char *command;
+	uint64_t duration_ns;
+	struct gp_rsample *samples;
+	size_t nsamples, samples_cap;
+	struct gp_frame *frames;
+	size_t nframes, frames_cap;
+	struct gp_rmapping *mappings;
+	size_t nmappings, mappings_cap;
+	struct gp_count *lost;     /* samples lost or skipped, by reason */
+	size_t nlost, lost_cap;
+};
+
+/* Read PATH into *P. Returns 0, or prints one line and returns an exit
+ * status (GP_EXIT_INPUT, GP_EXIT_BAD_PROFILE, GP_EXIT_TRUNCATED, ...). */
+int gp_profile_read(struct gp_rprofile *p, const char *path);
+void gp_profile_free(struct gp_rprofile *p);
+
+/* Writing, line by line as the recording goes (nothing is held back). */
+int gp_profile_write_header(FILE *f, unsigned hz, const char *mode, const char *command);
+int gp_profile_write_mapping(FILE *f, const struct gp_rmapping *m);
+int gp_profile_write_sample(FILE *f, const struct gp_rsample *s, const struct gp_frame *frames);
+int gp_profile_write_trailer(FILE *f, uint64_t duration_ns, const struct gp_count *lost,
+			     size_t nlost, uint64_t nsamples, uint64_t nmappings);
+
+/* Write S to F with spaces, '%' and control characters as %XX. */
+int gp_write_escaped(FILE *f, const char *s);
+
+#endif

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: MIT
+/* The text report: top functions with self and total shares, then the
+ * heaviest chains; with --per-thread, the same for each thread. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+
+struct fn_count {
+	uint64_t id;
+	uint64_t self, total;
+};
+
+static int by_total(const void *a, const void *b)
+{
+	const struct fn_count *x = a, *y = b;
+
+	if (x->total != y->total)
+		return x->total < y->total ? 1 : -1;
+	if (x->self != y->self)
+		return x->self < y->self ? 1 : -1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+struct chain {
+	char *text;
+	uint64_t count;
+};
+
+static int by_text(const void *a, const void *b)
+{
+	return strcmp(((const struct chain *)a)->text, ((const struct chain *)b)->text);
+}
+
+static int by_count(const void *a, const void *b)
+{
+	const struct chain *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return strcmp(x->text, y->text);
+}
+
+static double pct(uint64_t n, uint64_t total)
+{
+	return total ? 100.0 * (double)n / (double)total : 0.0;
+}
+
+/* The table for samples of thread TID (0: all). */
+static int section(const struct gp_model *m, FILE *f, const struct gp_report_opts *o, int tid)
+{
+	struct fn_count *fc = calloc(m->nfunctions + 1, sizeof(*fc));
+	uint64_t *last = calloc(m->nfunctions + 1, sizeof(*last));
+	struct chain *chains = calloc(m->nsamples + 1, sizeof(*chains));
+	size_t i, j, nchains = 0, shown;
+	uint64_t total = 0;
+	int ret = -1;
+
+	if (!fc || !last || !chains)
+		goto out;
+	for (i = 0; i < m->nfunctions; i++)
+		fc[i].id = i + 1;
+	for (i = 0; i < m->nsamples; i++) {
+		const struct gp_sample *s = &m->samples[i];
+		const char **names;
+		size_t n, len = 1;
+		char *t;
+
+		if (tid && s->tid != tid)
+			continue;
+		total += (uint64_t)s->count;
+		for (j = 0; j < s->nlocations; j++) {
+			const struct gp_location *l = &m->locations[s->location_ids[j] - 1];
+			size_t k;
+
+			for (k = 0; k < l->nlines; k++) {
+				uint64_t fid = l->lines[k].function_id;
+
+				if (j == 0 && k == 0)
+					fc[fid - 1].self += (uint64_t)s->count;
+				if (last[fid - 1] != i + 1) {
+					last[fid - 1] = i + 1;
+					fc[fid - 1].total += (uint64_t)s->count;
+				}
+			}
+		}
+		n = gp_sample_stack(m, s, 0, &names);
+		if (n == (size_t)-1)
+			goto out;
+		for (j = 0; j < n; j++)
+			len += strlen(names[j]) + 4;
+		t = malloc(len);
+		if (!t) {
+			free(names);
+			goto out;
+		}
+		t[0] = '\0';
+		for (j = 0; j < n; j++) {
+			if (j)
+				strcat(t, " -> ");
+			strcat(t, names[j]);
+		}
+		free(names);
+		chains[nchains].text = t;
+		chains[nchains++].count = (uint64_t)s->count;
+	}
+	qsort(fc, m->nfunctions, sizeof(*fc), by_total);
+	fprintf(f, "%8s %8s %8s  %s\n", "self%", "total%", "samples", "function");
+	for (i = 0, shown = 0; i < m->nfunctions && shown < o->top; i++) {
+		const struct gp_function *fn = gp_model_function(m, fc[i].id);
+
+		if (!fc[i].total)
+			continue;
+		shown++;
+		fprintf(f, "%7.2f%% %7.2f%% %8" PRIu64 "  %s%s%s%s\n", pct(fc[i].self, total),
+			pct(fc[i].total, total), fc[i].total, fn->name, fn->filename[0] ? " (" : "",
+			fn->filename, fn->filename[0] ? ")" : "");
+	}
+	/* Heaviest chains: identical chains merged. */
+	qsort(chains, nchains, sizeof(*chains), by_text);
+	for (i = 0, j = 0; i < nchains; i++) {
+		if (j && strcmp(chains[j - 1].text, chains[i].text) == 0) {
+			chains[j - 1].count += chains[i].count;
+			free(chains[i].text);
+		} else
+			chains[j++] = chains[i];
+	}
+	nchains = j;
+	qsort(chains, nchains, sizeof(*chains), by_count);
+	fprintf(f, "\nHeaviest call chains (root first):\n");
+	for (i = 0; i < nchains && i < 5; i++)
+		fprintf(f, "%7.2f%% %8" PRIu64 "  %s\n", pct(chains[i].count, total), chains[i].count,
+			chains[i].text);
+	ret = 0;
+out:
+	for (i = 0; chains && i < nchains; i++)
+		free(chains[i].text);
+	free(chains);
+	free(fc);
+	free(last);
+	return ret;
+}
+
+static int by_tid(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+int gp_write_text(const struct gp_model *m, struct gp_out *out, const struct gp_report_opts *o)
+{
+	const struct gp_rprofile *r = m->raw;
+	FILE *f = out->fp;
+	size_t i;
+	uint64_t lost = 0;
+
+	for (i = 0; i < r->nlost; i++)
+		lost += r->lost[i].count;
+	fprintf(f, "# gcsprof report: %" PRIu64 " samples, %s profile at %u Hz over %.2f s\n",
+		m->total, r->mode, r->hz, (double)r->duration_ns / 1e9);
+	fprintf(f, "# command: %s\n", r->command ? r->command : "?");
+	if (lost) {
+		fprintf(f, "# not sampled:");
+		for (i = 0; i < r->nlost; i++)
+			if (r->lost[i].count)
+				fprintf(f, " %s %" PRIu64, r->lost[i].reason, r->lost[i].count);
+		fprintf(f, "\n");
+	}
+	fprintf(f, "\n");
+	if (section(m, f, o, 0) != 0)
+		return gp_error(GP_EXIT_SYSTEM, "out of memory");
+	if (o->per_thread) {
+		int *tids = calloc(m->nsamples + 1, sizeof(*tids));
+		size_t n = 0;
+
+		if (!tids)
+			return gp_error(GP_EXIT_SYSTEM, "out of memory");
+		for (i = 0; i < m->nsamples; i++)
+			tids[n++] = m->samples[i].tid;
+		qsort(tids, n, sizeof(*tids), by_tid);
+		for (i = 0; i < n; i++) {
+			size_t k, cnt = 0;
+			const char *name = "";
+			int pid = 0;
+
+			if (i && tids[i] == tids[i - 1])
+				continue;
+			for (k = 0; k < m->nsamples; k++)
+				if (m->samples[k].tid == tids[i]) {
+					cnt++;
+					name = m->samples[k].thread;
+					pid = m->samples[k].pid;
+				}
+			fprintf(f, "\n## thread %d (%s) of process %d: %zu samples\n\n", tids[i], name,
+				pid, cnt);
+			if (section(m, f, o, tids[i]) != 0) {
+				free(tids);
+				return gp_error(GP_EXIT_SYSTEM, "out of memory");
+			}
+		}
+		free(tids);
+	}
+	return 0;
+}

@@ -1,0 +1,208 @@
+#!/bin/sh
+# gcsprof's guest tests, one group per argument (or "all"), TAP output.
+# Runs in the QEMU guest (vm/run) with gcsprof and its workloads staged
+# under /opt/gcsprof. Exit: 0 all passed, 1 a failure, 4 skipped (no GCS
+# in this CPU or kernel).
+#
+# The workloads are built by GCC 12, which does not mark them as GCS
+# compatible, so they run with glibc.cpu.aarch64_gcs=3 (GCS forced).
+set -u
+T=/opt/gcsprof/tests
+GCS3=glibc.cpu.aarch64_gcs=3
+work=${GCSPROF_TEST_DIR:-/tmp/gcsprof-test.$$}
+mkdir -p "$work" && cd "$work" || exit 1
+n=0 failed=0
+
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
+check() { # check DESCRIPTION COMMAND...
+	d=$1; shift
+	if "$@"; then ok "$d"; else not_ok "$d"; fi
+}
+status_is() { # status_is WANT DESCRIPTION COMMAND...: exit status must be WANT
+	want=$1 d=$2; shift 2
+	"$@" >out.txt 2>err.txt
+	got=$?
+	if [ "$got" -eq "$want" ]; then
+		ok "$d (status $got)"
+	else
+		not_ok "$d (status $got, expected $want)"
+		sed 's/^/# stdout: /' out.txt | head -n 20
+		sed 's/^/# stderr: /' err.txt | head -n 20
+	fi
+}
+show() { sed 's/^/# /' "$@"; }
+
+if ! grep -qw gcs /proc/cpuinfo; then
+	echo "1..0 # SKIP this CPU or kernel has no GCS (no gcs in /proc/cpuinfo)"
+	# Even so, record must say so with its own status.
+	gcsprof record -o /tmp/nogcs.data -- true 2>/tmp/nogcs.err
+	rc=$?
+	echo "# gcsprof record without GCS: status $rc: $(cat /tmp/nogcs.err)"
+	[ "$rc" -eq 68 ] || exit 1
+	exit 4
+fi
+
+# A share (total%) of FUNCTION in a text report, as an integer.
+share() { # share REPORT FUNCTION
+	awk -v f="$2" '$4 == f { sub("%", "", $2); printf "%d\n", $2 + 0.5; exit }' "$1"
+}
+
+t_split() {
+	status_is 0 "record the 3:1 split workload" \
+		gcsprof record -q --gcs-tunable 3 -o split.data -- $T/gcsprof-split 4
+	status_is 0 "report text" gcsprof report split.data -o split.txt
+	show split.txt | head -n 20
+	a=$(share split.txt path_a) b=$(share split.txt path_b)
+	echo "# path_a ${a:-?}%, path_b ${b:-?}% (expected 75 and 25)"
+	check "path_a's share is 75 +- 5 points" [ "${a:-0}" -ge 70 -a "${a:-0}" -le 80 ]
+	check "path_b's share is 25 +- 5 points" [ "${b:-0}" -ge 20 -a "${b:-0}" -le 30 ]
+	status_is 0 "report folded" gcsprof report split.data --format folded -o split.folded
+	total=$(awk '{ s += $NF } END { print s + 0 }' split.folded)
+	inpaths=$(grep -E '(^|;)(path_a|path_b|burn_a|burn_b)(;| )' split.folded |
+		awk '{ s += $NF } END { print s + 0 }')
+	bad=$(grep -E '(^|;)(path_a|path_b|burn_a|burn_b)(;| )' split.folded |
+		grep -vE '(^|;)main;' | awk '{ s += $NF } END { print s + 0 }')
+	nomain=$(grep -vE '(^|;)main(;| )' split.folded | awk '{ s += $NF } END { print s + 0 }')
+	echo "# $total samples, $inpaths in the two paths, $nomain outside main (startup, exit)"
+	check "samples were taken ($total)" [ "$total" -ge 100 ]
+	check "every chain through path_a/path_b reaches main ($bad do not)" [ "$bad" -eq 0 ]
+	check "at most 5% of all chains miss main (startup and exit)" \
+		[ $((nomain * 100)) -le $((total * 5)) ]
+	check "folded output parses (frames;... count)" \
+		awk 'NF < 2 || $NF !~ /^[0-9]+$/ { exit 1 }' split.folded
+	status_is 0 "report svg" gcsprof report split.data --format svg -o split.svg
+	check "the SVG names path_a" grep -q '>path_a<\|path_a (' split.svg
+	status_is 0 "report pprof" gcsprof report split.data --format pprof -o split.pb.gz
+	check "pprof output is gzip" gzip -t split.pb.gz
+}
+
+t_threads() {
+	status_is 0 "record three named threads (new after attach)" \
+		gcsprof record -q --gcs-tunable 3 -o threads.data -- $T/gcsprof-threads 3
+	status_is 0 "report --per-thread" gcsprof report threads.data --per-thread -o threads.txt
+	grep '^## thread' threads.txt | show
+	for w in worker-1 worker-2 worker-3; do
+		check "$w is in the report by name" grep -q "^## thread [0-9]* ($w)" threads.txt
+	done
+	status_is 0 "folded --per-thread" gcsprof report threads.data --per-thread -f folded -o threads.folded
+	check "worker chains reach the thread start" grep -q '^worker-1;.*worker ' threads.folded
+}
+
+t_signals() {
+	status_is 3 "signals delivered, exit status 3 passed through" \
+		gcsprof record -q --gcs-tunable 3 -o signals.data -- $T/gcsprof-signals
+	check "the command's output says all 10 signals arrived" grep -q '10 of 10' out.txt
+	status_is 143 "death by SIGTERM passed through as 128+15" \
+		gcsprof record -q --gcs-tunable 3 -o signals2.data -- $T/gcsprof-signals kill
+	status_is 0 "the profile of a killed command is complete" gcsprof report signals2.data -o /dev/null
+	GLIBC_TUNABLES=$GCS3 status_is 3 "a user's GLIBC_TUNABLES is kept" \
+		gcsprof record -q -o signals3.data -- $T/gcsprof-signals
+	status_is 0 "forked child sampled too" gcsprof report signals3.data -f folded -o signals3.folded
+}
+
+t_attach() {
+	GLIBC_TUNABLES=$GCS3 $T/gcsprof-split 60 >/dev/null &
+	target=$!
+	sleep 1
+	gcsprof record -q -p $target -o attach.data 2>attach.err &
+	rec=$!
+	sleep 4
+	kill -INT $rec
+	wait $rec
+	rc=$?
+	check "record -p ends on SIGINT with status 0 ($rc)" [ "$rc" -eq 0 ]
+	show attach.err
+	check "the target is still running after detach" kill -0 $target
+	check "the target is not traced any more" \
+		grep -q '^TracerPid:[[:space:]]*0$' /proc/$target/status
+	status_is 0 "the attached profile reports" gcsprof report attach.data -o attach.txt
+	show attach.txt | head -n 12
+	check "attached samples show path_a" grep -q path_a attach.txt
+	kill $target
+	wait $target 2>/dev/null
+}
+
+t_wall() {
+	status_is 0 "record --wall" gcsprof record -q --wall --gcs-tunable 3 -o wall.data -- \
+		$T/gcsprof-sleeper 3
+	status_is 0 "folded" gcsprof report wall.data -f folded -o wall.folded
+	status_is 0 "record (cpu)" gcsprof record -q --gcs-tunable 3 -o cpu.data -- \
+		$T/gcsprof-sleeper 3
+	status_is 0 "folded" gcsprof report cpu.data -f folded -o cpu.folded
+	ws=$(grep 'sleep_here' wall.folded | awk '{ s += $NF } END { print s + 0 }')
+	cs=$(grep 'sleep_here' cpu.folded | awk '{ s += $NF } END { print s + 0 }')
+	sp=$(grep 'spin_here' cpu.folded | awk '{ s += $NF } END { print s + 0 }')
+	echo "# sleeping thread: $ws samples with --wall, $cs without; spinner $sp"
+	check "--wall sees the sleeping thread" [ "$ws" -ge 50 ]
+	check "the CPU profile mostly does not" [ "$cs" -le $((ws / 4)) ]
+	check "states are recorded (S)" grep -q '^sample [0-9]* [0-9]* [0-9]* S ' wall.data
+}
+
+t_smash() {
+	rm -f core core.*
+	(ulimit -c unlimited; GLIBC_TUNABLES=$GCS3 exec $T/gcsprof-smash) >smash.out 2>&1
+	rc=$?
+	check "the smashed program dies of SIGSEGV ($rc)" [ "$rc" -eq 139 ]
+	core=$(ls core* 2>/dev/null | head -n 1)
+	check "it dumped a core ($core)" [ -n "$core" ]
+	[ -n "$core" ] || return
+	status_is 0 "inspect the core" gcsprof inspect "$core"
+	show out.txt
+	check "inspect names the GCS fault" grep -q 'SEGV_CPERR' out.txt
+	check "inspect reports the corruption" grep -q 'STACK CORRUPTION' out.txt
+	check "the true chain: level2, level1, main in order" \
+		sh -c "grep -o ' level2\| level1\| main' out.txt | tr -d ' ' | tr '\n' ' ' |
+			grep -q 'level2 level1 main'"
+	check "with source lines" grep -q 'level1.* at .*smash.c:[0-9]' out.txt
+	env -u GLIBC_TUNABLES gdb -q -batch -ex bt $T/gcsprof-smash "$core" >gdb.txt 2>&1
+	show gdb.txt | tail -n 8
+	if grep -q 'level1' gdb.txt; then
+		echo "# note: gdb's bt found level1 on this core too"
+	else
+		ok "gdb's bt on the same core does not reach level1 (the stack is overwritten)"
+	fi
+	mkdir -p /share/smash 2>/dev/null && cp "$core" /share/smash/core 2>/dev/null &&
+		cp $T/gcsprof-smash /share/smash/ 2>/dev/null
+}
+
+t_errors() {
+	status_is 65 "nonexistent pid" gcsprof record -p 999999 -o e.data
+	status_is 65 "status of a nonexistent pid" gcsprof status 999999
+	sleep 30 &
+	s=$!
+	status_is 67 "target without GCS" gcsprof record -p $s -o e.data
+	status_is 66 "not permitted" setpriv --reuid=65534 --regid=65534 --clear-groups \
+		/opt/gcsprof/bin/gcsprof record -p $s -o /tmp/e.data
+	kill $s
+	status_is 72 "unwritable output" gcsprof record -o /proc/nonexistent/x -- true
+	status_is 72 "unwritable report output" gcsprof report split.data -o /proc/nonexistent/x
+	printf 'hello\n' >bad.data
+	status_is 69 "bad profile" gcsprof report bad.data
+	if [ -f split.data ]; then
+		head -c 2000 split.data >trunc.data
+		status_is 70 "truncated profile" gcsprof report trunc.data
+	fi
+	status_is 71 "bad core" gcsprof inspect bad.data
+	status_is 75 "missing profile" gcsprof report /nonexistent
+	status_is 127 "command not found" gcsprof record -o e.data -- /nonexistent/program
+	status_is 64 "usage error" gcsprof record --frobnicate
+	check "each error is one line" [ "$(wc -l <err.txt)" -eq 1 ]
+	GLIBC_TUNABLES=$GCS3 $T/gcsprof-split 30 >/dev/null &
+	s=$!
+	sleep 1
+	status_is 0 "status of a GCS process" gcsprof status $s
+	show out.txt
+	check "status shows GCS on" grep -q ' on ' out.txt
+	kill $s
+}
+
+tests=${*:-all}
+[ "$tests" = all ] && tests="split threads signals attach wall smash errors"
+for t in $tests; do
+	echo "# --- $t"
+	"t_$t"
+done
+echo "1..$n"
+[ "$failed" -eq 0 ] || { echo "# $failed of $n failed"; exit 1; }
+exit 0

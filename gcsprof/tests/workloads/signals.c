@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Signals under the recorder: sends itself SIGUSR1 ten times while busy
+ * and counts the handler's runs, forks a child and reaps it, then exits
+ * with status 3 if everything arrived (1 if not), or, with the argument
+ * "kill", dies of SIGTERM. Usage: gcsprof-signals [kill]
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common.h"
+
+static volatile sig_atomic_t got;
+volatile uint64_t sink;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	got++;
+}
+
+int main(int argc, char **argv)
+{
+	struct sigaction sa;
+	pid_t child;
+	int i, st;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr1;
+	if (sigaction(SIGUSR1, &sa, NULL) != 0)
+		return 1;
+	for (i = 0; i < 10; i++) {
+		sink += spin(2);
+		if (kill(getpid(), SIGUSR1) != 0)
+			return 1;
+	}
+	child = fork();
+	if (child < 0)
+		return 1;
+	if (child == 0) {
+		sink += spin(5);
+		_exit(7);
+	}
+	if (waitpid(child, &st, 0) != child || !WIFEXITED(st) || WEXITSTATUS(st) != 7) {
+		fprintf(stderr, "signals: child status %#x\n", st);
+		return 1;
+	}
+	if (argc > 1 && strcmp(argv[1], "kill") == 0)
+		raise(SIGTERM);
+	printf("signals: %d of 10 SIGUSR1 delivered\n", (int)got);
+	return got == 10 ? 3 : 1;
+}
