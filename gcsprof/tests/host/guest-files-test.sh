@@ -1,0 +1,64 @@
+#!/bin/sh
+# A profile and a core made in the guest (reference kernel), read on this
+# host: report with --sysroot gives the same top functions as in the
+# guest, and inspect shows the smashed program's true chain and the
+# corruption. TAP; 4 (skip) without an arm64 build or GCS in the guest.
+# Usage: guest-files-test.sh VM_RUN STAGE GCSPROF WORKDIR
+set -u
+vm_run=$1 stage=$2 gp=$3 work=$4
+n=0 failed=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
+check() { d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
+
+if [ ! -x "$stage/bin/gcsprof" ]; then
+	echo "1..0 # SKIP no arm64 build in $stage (scripts/build makes it)"
+	exit 4
+fi
+rm -rf "$work" && mkdir -p "$work" || exit 1
+"$vm_run" --kernel reference --stage "$stage" --share "$work" --timeout 900 -- \
+	/opt/gcsprof/tests/gcsprof-guest-test.sh for_host >"$work.log" 2>&1
+rc=$?
+case $rc in
+0) ;;
+4) echo "1..0 # SKIP the guest has no GCS"; exit 4 ;;
+*) echo "# the guest run failed ($rc):"; sed 's/^/# /' "$work.log"; exit 1 ;;
+esac
+cd "$work" || exit 1
+mkdir -p root/opt && ln -sfn "$stage" root/opt/gcsprof
+
+"$gp" report split.data --sysroot "$work/root" -o split.host.txt
+check "report on the host" [ $? -eq 0 ]
+sed 's/^/# /' split.host.txt | head -n 14
+top() { grep -E '^ +[0-9.]+% +[0-9.]+% ' "$1" | head -n 8 | sed 's/ (.*//' | awk '{print $NF}'; }
+check "the same top functions as in the guest" [ "$(top split.host.txt)" = "$(top split.guest.txt)" ]
+check "path_a on the host" grep -q ' path_a ' split.host.txt
+"$gp" report split.data --sysroot "$work/root" -f folded -o split.host.folded
+check "the same folded stacks as in the guest" cmp -s split.host.folded split.guest.folded
+"$gp" report split.data --sysroot "$work/root" -f pprof -o split.pb.gz
+check "pprof on the host" [ $? -eq 0 ]
+if command -v go >/dev/null 2>&1; then
+	go tool pprof -top split.pb.gz >pprof.txt 2>&1
+	check "go tool pprof reads it, path_a in its top" grep -q path_a pprof.txt
+else
+	n=$((n + 1)); echo "ok $n # SKIP no 'go' (Debian's golang-go) for go tool pprof"
+fi
+"$gp" report split.data --sysroot "$work/root" -f svg -o split.svg
+check "svg on the host" grep -q path_a split.svg
+
+"$gp" inspect smash.core --sysroot "$work/root" >smash.host.txt 2>&1
+check "inspect on the host" [ $? -eq 0 ]
+sed 's/^/# /' smash.host.txt
+check "the true chain: level2, level1, main" \
+	sh -c "grep -o ' level2\| level1\| main' smash.host.txt | tr -d ' ' | tr '\n' ' ' |
+		grep -q 'level2 level1 main'"
+check "the corruption is reported" grep -q 'STACK CORRUPTION' smash.host.txt
+check "the GCS fault is named" grep -q SEGV_CPERR smash.host.txt
+"$gp" inspect smash.core --exe "$work/root/opt/gcsprof/tests/gcsprof-smash" >exe.txt 2>&1
+check "--exe finds the program's symbols" grep -q level1 exe.txt
+head -c 4096 smash.core >trunc.core
+"$gp" inspect trunc.core >/dev/null 2>err.txt
+rc=$?
+check "a truncated core: status 70 or 71 ($rc: $(cat err.txt))" [ $rc -eq 70 -o $rc -eq 71 ]
+echo "1..$n"
+[ "$failed" -eq 0 ]

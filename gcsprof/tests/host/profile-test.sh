@@ -1,0 +1,79 @@
+#!/bin/sh
+# Host tests of gcsprof report on hand-written profiles: every format from
+# one profile, and the errors for bad, truncated, missing and unwritable
+# input and output, each with its status. TAP.
+# Usage: profile-test.sh GCSPROF WORKDIR
+set -u
+gp=$1 work=$2
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+n=0 failed=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
+check() { d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
+status_is() {
+	want=$1 d=$2; shift 2
+	"$@" >out.txt 2>err.txt
+	got=$?
+	if [ "$got" -eq "$want" ]; then ok "$d (status $got)"; else
+		not_ok "$d (status $got, expected $want)"; sed 's/^/# /' err.txt; fi
+}
+
+# A profile of a process whose files are not on this machine: names come
+# out as [file+offset], which is enough to check the writers.
+cat >good.data <<'P'
+gcsprof-profile 1
+hz 99
+mode cpu
+command test%20program
+mapping 0 42 400000 401000 0 0123abcd /no/such/prog
+mapping 0 42 7f0000 7f8000 0 - /no/such/libc.so.6
+sample 100 42 42 R 0 main%20thread - P400100 R400200 R7f0010
+sample 200 42 42 R 0 main%20thread - P400100 R400200 R7f0010
+sample 300 42 43 S 0 worker - P400300 R7f0020
+lost no-gcs 1
+end 1000000 3 2
+P
+status_is 0 "text report" "$gp" report good.data
+check "text: the leaf function has 2 of 3 samples" grep -q '66.67%.*prog+0x100' out.txt
+status_is 0 "folded" "$gp" report good.data -f folded
+check "folded: root first, merged, counted" \
+	grep -qxF '[libc.so.6+0x10];[prog+0x200];[prog+0x100] 2' out.txt
+status_is 0 "folded per thread" "$gp" report good.data -f folded --per-thread
+check "folded per thread: the thread is the root" grep -q '^worker;' out.txt
+status_is 0 "svg" "$gp" report good.data -f svg -o g.svg
+check "svg is an SVG document" grep -q '</svg>' g.svg
+status_is 0 "pprof" "$gp" report good.data -f pprof -o g.pb.gz
+check "pprof is gzip" gzip -t g.pb.gz
+if command -v go >/dev/null 2>&1; then
+	status_is 0 "go tool pprof reads it" go tool pprof -top g.pb.gz
+	check "pprof's top matches" grep -q 'prog+0x100' out.txt
+else
+	echo "ok $((n + 1)) # SKIP go tool pprof: no 'go' on this host (Debian's golang-go)"
+	n=$((n + 1))
+fi
+
+printf 'not a profile\n' >bad.data
+status_is 69 "bad profile" "$gp" report bad.data
+head -c 300 good.data >trunc.data
+status_is 70 "truncated profile" "$gp" report trunc.data
+sed '/^end/d' good.data >noend.data
+status_is 70 "profile without its end record" "$gp" report noend.data
+sed 's/^end 1000000 3 2/end 1000000 4 2/' good.data >count.data
+status_is 69 "profile whose counts disagree" "$gp" report count.data
+sed 's/P400100/Pzz/' good.data >frame.data
+status_is 69 "malformed frame" "$gp" report frame.data
+sed 's/gcsprof-profile 1/gcsprof-profile 9/' good.data >ver.data
+status_is 69 "unknown version" "$gp" report ver.data
+check "the version error says which" grep -q 'version 9' err.txt
+status_is 75 "missing profile" "$gp" report /nonexistent/profile
+status_is 72 "unwritable output" "$gp" report good.data -o /nonexistent/dir/out
+check "one line on stderr" [ "$(wc -l <err.txt)" -eq 1 ]
+status_is 71 "not a core" "$gp" inspect good.data
+status_is 64 "bad option" "$gp" report --frobnicate
+status_is 64 "bad format" "$gp" report -f jpeg good.data
+status_is 0 "--help" "$gp" report --help
+if [ "$(uname -m)" != aarch64 ]; then
+	status_is 74 "record needs arm64" "$gp" record -- true
+fi
+echo "1..$n"
+[ "$failed" -eq 0 ]
