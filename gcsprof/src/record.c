@@ -131,6 +131,8 @@ struct recorder {
 	uint64_t last_status_ns;
 	struct gp_frame *frames;
 	size_t frames_cap;
+	uint64_t rng;             /* xorshift state for the tick jitter */
+	int stop_from_process;    /* the stop signal was sent by a process, not the tty */
 };
 
 enum { LOST_NO_GCS, LOST_GONE, LOST_TIMEOUT, LOST_WALK, LOST_STOPPED, LOST_NLOST };
@@ -549,6 +551,8 @@ static int wait_signal(struct recorder *r, uint64_t ns, int *stop_sig)
 
 	if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
 		*stop_sig = sig;
+		r->stop_from_process = si.si_code == SI_USER || si.si_code == SI_QUEUE ||
+				       si.si_code == SI_TKILL;
 		return 1;
 	}
 	return 0;
@@ -1012,6 +1016,19 @@ static void status_line(struct recorder *r, uint64_t now, int final)
 
 /* ---- The command ---------------------------------------------------- */
 
+/*
+ * The time to the next tick: the period with +-50% uniform jitter, so that
+ * ticks never run in step with a periodic target (which would give some
+ * code paths more samples than their share of the time).
+ */
+static uint64_t next_interval(struct recorder *r, uint64_t period)
+{
+	r->rng ^= r->rng << 13;
+	r->rng ^= r->rng >> 7;
+	r->rng ^= r->rng << 17;
+	return period / 2 + r->rng % (period + 1);
+}
+
 static int finish_file(struct recorder *r)
 {
 	uint64_t nmappings = r->nseen;
@@ -1125,7 +1142,8 @@ static int record_run(void *p, int argc, char **argv)
 	}
 
 	period = 1000000000u / o->hz;
-	next = now_ns() + period;
+	r.rng = now_ns() | 1;
+	next = now_ns() + next_interval(&r, period);
 	for (;;) {
 		uint64_t now;
 
@@ -1140,9 +1158,9 @@ static int record_run(void *p, int argc, char **argv)
 			ret = sample_round(&r, &stop_sig);
 			if (ret)
 				break;
-			next += period;
+			next += next_interval(&r, period);
 			if (next < now)
-				next = now + period;    /* late: skip, do not burst */
+				next = now + next_interval(&r, period);  /* late: skip, no burst */
 			continue;
 		}
 		if (wait_signal(&r, next - now, &stop_sig))
@@ -1153,10 +1171,13 @@ static int record_run(void *p, int argc, char **argv)
 	i = finish_file(&r);
 	if (!ret)
 		ret = i;
+	if (r.child && !r.child_done && stop_sig && r.stop_from_process)
+		/* Someone signalled gcsprof alone: the command gets the same
+		 * signal, as both would from the terminal's Ctrl-C. */
+		(void)kill(r.child, stop_sig);
 	if (r.child && !r.child_done) {
-		/* Stopped by a signal (the terminal's Ctrl-C reaches the
-		 * command too): wait for the command; a second signal ends
-		 * gcsprof at once, leaving the command running. */
+		/* Wait for the command; a second signal ends gcsprof at once,
+		 * leaving the command running. */
 		for (;;) {
 			int st;
 			pid_t w = waitpid(r.child, &st, WNOHANG);

@@ -101,6 +101,18 @@ t_signals() {
 	GLIBC_TUNABLES=$GCS3 status_is 3 "a user's GLIBC_TUNABLES is kept" \
 		gcsprof record -q -o signals3.data -- $T/gcsprof-signals
 	status_is 0 "forked child sampled too" gcsprof report signals3.data -f folded -o signals3.folded
+	# Ctrl-C: SIGINT to gcsprof ends the recording and the command.
+	start=$(date +%s)
+	gcsprof record -q --gcs-tunable 3 -o int.data -- $T/gcsprof-split 60 >/dev/null &
+	rec=$!
+	sleep 3
+	kill -INT $rec
+	wait $rec
+	rc=$? took=$(($(date +%s) - start))
+	check "SIGINT ends the recording and the command, status 130 ($rc after ${took}s)" \
+		[ "$rc" -eq 130 -a "$took" -lt 40 ]
+	status_is 0 "the interrupted profile is complete" gcsprof report int.data -o int.txt
+	check "and has samples" grep -q path_a int.txt
 }
 
 t_attach() {
