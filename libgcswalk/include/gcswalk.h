@@ -79,7 +79,8 @@ const char *gcswalk_strerror(int status);
 /* ---- Frames --------------------------------------------------------- */
 
 /* What a frame is. GCS walks yield PC, LR, RETURN, SIGRETURN, SIGNAL_CAP,
- * SWITCH_CAP, TERMINATOR, UNREADABLE and INVALID; the fallback unwinders
+ * INTERRUPTED_PC, SWITCH_CAP, TERMINATOR, UNREADABLE and INVALID; the
+ * fallback unwinders
  * yield PC and RETURN with gcswalk_frame.source saying which unwinder. */
 enum gcswalk_frame_kind {
 	/* The thread's program counter (the innermost frame; not on the GCS). */
@@ -108,6 +109,13 @@ enum gcswalk_frame_kind {
 	/* A GCS entry that is none of the above (misaligned, a cap token for
 	 * another page, an in-progress token): address is the raw value. */
 	GCSWALK_FRAME_INVALID,
+	/* Right after a SIGNAL_CAP, in live and core walks: the PC of the
+	 * interrupted context, read from the kernel's signal frame on the
+	 * stack, which is found by its GCS record naming this very cap; slot
+	 * is where the signal frame holds it. Not a return address. Absent
+	 * when no such signal frame is found near the thread's stack pointer
+	 * (and in gcswalk_self()). */
+	GCSWALK_FRAME_INTERRUPTED_PC,
 };
 
 /* Which unwinder produced a frame. */
@@ -431,7 +439,8 @@ struct gcswalk_location {
 int gcswalk_symbolize(gcswalk_symbolizer *symbolizer, uint64_t address,
 		      int return_address, const struct gcswalk_location **location);
 
-/* Whether a frame's address is a return address (for gcswalk_symbolize). */
+/* Whether a frame's address is a return address (for gcswalk_symbolize):
+ * all but PC and INTERRUPTED_PC. */
 int gcswalk_frame_is_return(const struct gcswalk_frame *frame);
 
 /* ---- Targets of mappings only (symbolising recorded addresses) ------- */

@@ -130,6 +130,60 @@ static uint64_t arm64_strip_pac(uint64_t address)
 	return address & ((1ULL << 48) - 1);
 }
 
+/*
+ * The signal frame: struct sigcontext { fault_address; regs[31]; sp; pc;
+ * pstate; __reserved[4096] aligned to 16 }, so pc at 264 and the records
+ * at 288. The records ({u32 magic, u32 size}, sizes multiples of 16, a 0
+ * magic ends them) start with fpsimd_context (528 bytes); gcs_context
+ * (32 bytes) holds the GCSPR saved at delivery: the cap's own slot (it
+ * points at the cap the kernel pushed), or the slot above it.
+ */
+#define SC_PC 264
+#define SC_RESERVED 288
+#define SC_RESERVED_SIZE 4096
+#define FPSIMD_MAGIC 0x46508001u
+#define FPSIMD_SIZE 528u
+#define GCS_MAGIC 0x47435300u
+#define GCS_CONTEXT_SIZE 32u
+
+static uint32_t get32(const unsigned char *p, size_t off)
+{
+	uint32_t v;
+
+	memcpy(&v, p + off, sizeof(v));
+	return v;
+}
+
+static int arm64_signal_pc(const unsigned char *buf, size_t len, uint64_t base,
+			   uint64_t cap_slot, uint64_t *pc, uint64_t *pc_addr)
+{
+	size_t off, rec, end;
+
+	for (off = SC_RESERVED + (size_t)((16 - (base + SC_RESERVED) % 16) % 16); off + 8 <= len;
+	     off += 16) {
+		if (get32(buf, off) != FPSIMD_MAGIC || get32(buf, off + 4) != FPSIMD_SIZE)
+			continue;
+		end = off + SC_RESERVED_SIZE < len ? off + SC_RESERVED_SIZE : len;
+		for (rec = off; rec + 8 <= end;) {
+			uint32_t magic = get32(buf, rec), size = get32(buf, rec + 4);
+
+			if (magic == 0 || size < 16 || size % 16 || size > end - rec)
+				break;
+			if (magic == GCS_MAGIC && size >= GCS_CONTEXT_SIZE) {
+				uint64_t gcspr = get64(buf, rec + 8);
+
+				if (gcspr != cap_slot && gcspr != cap_slot + 8)
+					break;
+				*pc = get64(buf, off - SC_RESERVED + SC_PC);
+				*pc_addr = base + off - SC_RESERVED + SC_PC;
+				return 0;
+			}
+			rec += size;
+		}
+	}
+	return -1;
+}
+
 static const struct gw_arch arm64 = {
 	.name = "arm64",
 	.elf_machine = GW_EM_AARCH64,
@@ -145,6 +199,7 @@ static const struct gw_arch arm64 = {
 	.prpsinfo_fname_size = 16,
 	.prpsinfo_pid_offset = 24,
 	.strip_pac = arm64_strip_pac,
+	.signal_pc = arm64_signal_pc,
 	.classify = arm64_classify,
 };
 

@@ -127,6 +127,7 @@ static const char *const kind_names[] = {
 	[GCSWALK_FRAME_TERMINATOR] = "terminator",
 	[GCSWALK_FRAME_UNREADABLE] = "unreadable",
 	[GCSWALK_FRAME_INVALID] = "invalid",
+	[GCSWALK_FRAME_INTERRUPTED_PC] = "interrupted-pc",
 };
 
 const char *gcswalk_frame_kind_name(enum gcswalk_frame_kind kind)
@@ -151,5 +152,5 @@ const char *gcswalk_source_name(enum gcswalk_source source)
 
 int gcswalk_frame_is_return(const struct gcswalk_frame *f)
 {
-	return f && f->kind != GCSWALK_FRAME_PC;
+	return f && f->kind != GCSWALK_FRAME_PC && f->kind != GCSWALK_FRAME_INTERRUPTED_PC;
 }

@@ -132,6 +132,12 @@ struct gw_arch {
 	/* A code address saved on the stack, without pointer-authentication
 	 * bits (frame records of PAC-built code hold signed LRs). */
 	uint64_t (*strip_pac)(uint64_t address);
+	/* In BUF, LEN bytes of stack read from BASE (upwards from the stack
+	 * pointer), find the signal frame whose saved GCS pointer names the
+	 * signal cap at CAP_SLOT: the interrupted PC into *PC and its stack
+	 * address into *PC_ADDR. 0 if found, -1 if not. */
+	int (*signal_pc)(const unsigned char *buf, size_t len, uint64_t base, uint64_t cap_slot,
+			 uint64_t *pc, uint64_t *pc_addr);
 	/* Classify ENTRY read from SLOT (without the SIGRETURN relabelling). */
 	enum gcswalk_frame_kind (*classify)(uint64_t entry, uint64_t slot);
 };

@@ -218,6 +218,29 @@ static int check_gcs(struct gcswalk_target *t, struct gw_thread *th)
 	return GCSWALK_OK;
 }
 
+/* How far above the stack pointer a signal frame is looked for. */
+#define SIGNAL_FRAME_WINDOW (128 * 1024)
+
+/* The stack from SP up (as much as is readable, at most the window), for
+ * finding signal frames; NULL if none of it is. */
+static unsigned char *read_stack(struct gcswalk_target *t, struct gw_thread *th, size_t *len)
+{
+	unsigned char *buf = malloc(SIGNAL_FRAME_WINDOW);
+	size_t got = 0;
+
+	*len = 0;
+	if (!buf)
+		return NULL;
+	(void)t->be->read(t, th->regs.sp, buf, SIGNAL_FRAME_WINDOW, &got);
+	gw_clear_error(t);
+	if (got == 0) {
+		free(buf);
+		return NULL;
+	}
+	*len = got;
+	return buf;
+}
+
 /*
  * The GCS walk: PC, optionally LR, then the entries from GCSPR up, read in
  * one go bounded by the GCS region and by the frame limit.
@@ -227,7 +250,8 @@ static int walk_gcs(struct gcswalk_target *t, struct gw_thread *th, unsigned fla
 {
 	const struct gw_arch *arch = t->arch;
 	uint64_t lo, hi, gcspr = th->gcs.gcspr, *entries = NULL;
-	size_t want, n, got = 0, i, k = 0;
+	size_t want, n, got = 0, i, k = 0, stack_len = 0;
+	unsigned char *stack = NULL;
 	int ret;
 
 	ret = check_gcs(t, th);
@@ -282,7 +306,22 @@ static int walk_gcs(struct gcswalk_target *t, struct gw_thread *th, unsigned fla
 							 slot };
 		if (kind == GCSWALK_FRAME_TERMINATOR)
 			break;
+		if (kind == GCSWALK_FRAME_SIGNAL_CAP) {
+			uint64_t pc, at;
+
+			if (!stack)
+				stack = read_stack(t, th, &stack_len);
+			if (stack && arch->signal_pc(stack, stack_len, th->regs.sp, slot, &pc, &at) == 0) {
+				if (k == max) {
+					w->final = GCSWALK_CUT;
+					break;
+				}
+				w->frames[k++] = (struct gcswalk_frame){ GCSWALK_FRAME_INTERRUPTED_PC,
+									 GCSWALK_SOURCE_GCS, pc, at };
+			}
+		}
 	}
+	free(stack);
 	/* Entries that run out at the end of the region with no terminator
 	 * (a stack from map_shadow_stack without a marker) end the chain:
 	 * the frame limit check above fires first when it is longer. */

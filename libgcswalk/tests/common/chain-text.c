@@ -50,7 +50,8 @@ static const char *base(const char *p)
 
 static int is_address(enum gcswalk_frame_kind k)
 {
-	return k == GCSWALK_FRAME_PC || k == GCSWALK_FRAME_LR || k == GCSWALK_FRAME_RETURN;
+	return k == GCSWALK_FRAME_PC || k == GCSWALK_FRAME_LR || k == GCSWALK_FRAME_RETURN ||
+	       k == GCSWALK_FRAME_INTERRUPTED_PC;
 }
 
 void chain_text(struct text *out, gcswalk_symbolizer *sym, const struct gcswalk_frame *f,

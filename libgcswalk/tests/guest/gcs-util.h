@@ -59,6 +59,23 @@ static inline __attribute__((always_inline)) long raw_syscall3(long nr, long a, 
 					 "r"(x3), "r"(x4) : "memory");                    \
 	} while (0)
 
+/*
+ * Signal thread TID of this process with SIG, inline: the PC the signal
+ * interrupts (after the svc: the nop) stays in this statement, so in the
+ * function and on the line that uses the macro.
+ */
+#define TGKILL_HERE(tid, sig)                                                          \
+	do {                                                                           \
+		/* Calls first: they would clobber the registers below. */            \
+		long pid_ = getpid(), tid_ = (tid), sig_ = (sig);                      \
+		register long x8 __asm__("x8") = __NR_tgkill;                          \
+		register long x0 __asm__("x0") = pid_;                                 \
+		register long x1 __asm__("x1") = tid_;                                 \
+		register long x2 __asm__("x2") = sig_;                                 \
+		__asm__ volatile("svc #0\n\tnop" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2)  \
+				 : "memory");                                          \
+	} while (0)
+
 /* GCSSS1 and GCSSS2 by their SYS/SYSL encodings (no mnemonics in 2.40). */
 static inline __attribute__((always_inline)) void gcsss1(uint64_t xt)
 {

@@ -122,8 +122,7 @@ static void on_usr1(int sig)
 
 static NOINLINE void sig_raise(struct rec *r)
 {
-	(void)r;
-	raw_syscall3(__NR_tgkill, getpid(), r->tid, SIGUSR1);
+	r->lines[6] = __LINE__; TGKILL_HERE(r->tid, SIGUSR1);
 	KEEP_FRAME();
 }
 
@@ -278,9 +277,10 @@ static void print_expected(void)
 	       pl->tid, pl->lines[0], pl->lines[1], pl->lines[2], pl->lines[3], pl->lines[4],
 	       pl->lines[5], end_of_gcs);
 	printf("thread %d\npc hnd_park:%d\nreturn hnd_a:%d\nreturn on_usr1:%d\nsigreturn\n"
-	       "signal-cap\nreturn sig_b:%d\nreturn sig_a:%d\nreturn sig_thread:%d\n%send\n",
-	       sg->tid, sg->lines[0], sg->lines[1], sg->lines[2], sg->lines[3], sg->lines[4],
-	       sg->lines[5], end_of_gcs);
+	       "signal-cap\ninterrupted-pc sig_raise:%d\nreturn sig_b:%d\nreturn sig_a:%d\n"
+	       "return sig_thread:%d\n%send\n",
+	       sg->tid, sg->lines[0], sg->lines[1], sg->lines[2], sg->lines[6], sg->lines[3],
+	       sg->lines[4], sg->lines[5], end_of_gcs);
 	/* The switched-to GCS has no terminator: it ends with its mapping. */
 	printf("thread %d\npc sw_park:%d\nreturn sw_b:%d\nreturn sw_a:%d\nreturn sw_thread:%d\nend\n",
 	       sw->tid, sw->lines[0], sw->lines[1], sw->lines[2], sw->lines[3]);

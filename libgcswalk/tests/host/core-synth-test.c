@@ -58,7 +58,7 @@ static void make_gcs(uint64_t g[3], uint64_t enabled, uint64_t gcspr)
 }
 
 /* The reference core's pieces, kept for the damage tests. */
-static uint64_t gcs1[1024], gcs2[512], gcs3[1024], stack[64];
+static uint64_t gcs1[1024], gcs2[512], gcs3[1024], stack[512];
 static struct prstatus pr[8];
 static uint64_t gn[8][3];
 static unsigned char prpsinfo[136], ntfile[16 + 2 * 24 + 64];
@@ -91,8 +91,14 @@ static int build_reference(struct synth_buf *core)
 	gcs1[1024 - 8 + 7] = 0;                             /* terminator */
 	make_prstatus(&pr[0], 101, 0x400010, 0x400104, STACK_BASE + 0x100, 0);
 	make_gcs(gn[0], 1, slot1(0));
-	/* Thread 2: GCS off; frame records on the stack for the FP fallback. */
+	/* Thread 1's signal frame, above its SP: a sigcontext whose pc is the
+	 * interrupted PC, an fpsimd record, and a GCS record naming the cap. */
 	memset(stack, 0, sizeof(stack));
+	stack[64 + 264 / 8] = 0x400abc;
+	stack[64 + 288 / 8] = 0x46508001 | (528ULL << 32);
+	stack[64 + (288 + 528) / 8] = 0x47435300 | (32ULL << 32);
+	stack[64 + (288 + 528) / 8 + 1] = slot1(2);
+	/* Thread 2: GCS off; frame records on the stack for the FP fallback. */
 	stack[2] = STACK_BASE + 0x40;
 	stack[3] = 0x400604;
 	stack[8] = 0;
@@ -239,6 +245,7 @@ static void test_reference(const char *path)
 		{ GCSWALK_FRAME_RETURN, 0x400104 },
 		{ GCSWALK_FRAME_SIGRETURN, 0x400204 },
 		{ GCSWALK_FRAME_SIGNAL_CAP, slot1(2) & ~0xfffULL },
+		{ GCSWALK_FRAME_INTERRUPTED_PC, 0x400abc },
 		{ GCSWALK_FRAME_RETURN, 0x400304 },
 		{ GCSWALK_FRAME_SWITCH_CAP, (slot1(4) & ~0xfffULL) | 1 },
 		{ GCSWALK_FRAME_INVALID, 0x400403 },
@@ -290,16 +297,16 @@ static void test_reference(const char *path)
 	     gcswalk_target_mapping(t, 1, &m) == GCSWALK_OK && m.start == 0x7f8000000000ULL &&
 	     m.offset == 4096 && strcmp(m.path, "/usr/lib/libsynth.so") == 0;
 	tap_result(ok, "core: NT_FILE mappings");
-	tap_result(walk_matches(t, 0, NULL, full, 9, GCSWALK_END),
-		   "walk: return, sigreturn, signal cap, switch cap, invalid, terminator");
+	tap_result(walk_matches(t, 0, NULL, full, 10, GCSWALK_END),
+		   "walk: return, sigreturn, signal cap, interrupted PC, switch cap, invalid, terminator");
 	o.max_frames = 4;
 	tap_result(walk_matches(t, 0, &o, full, 4, GCSWALK_CUT), "walk: depth limit says cut");
-	o.max_frames = 9;
-	tap_result(walk_matches(t, 0, &o, full, 9, GCSWALK_END),
+	o.max_frames = 10;
+	tap_result(walk_matches(t, 0, &o, full, 10, GCSWALK_END),
 		   "walk: a limit equal to the depth is not a cut");
 	o.max_frames = 0;
 	o.flags = GCSWALK_WALK_LR;
-	tap_result(walk_matches(t, 0, &o, full, 9, GCSWALK_END),
+	tap_result(walk_matches(t, 0, &o, full, 10, GCSWALK_END),
 		   "walk: LR equal to the newest entry is not repeated");
 	tap_result(walk_matches(t, 5, &o, nomarker, 4, GCSWALK_END),
 		   "walk: LR off the GCS; stack without terminator ends at its mapping");
