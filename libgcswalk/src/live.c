@@ -171,7 +171,7 @@ static char *read_small_file(const char *path)
 	}
 	for (;;) {
 		if (len + 1 >= cap) {
-			if (cap > (1u << 20))
+			if (cap > (1u << 28))   /* 256 MiB of /proc text: absurd */
 				break;
 			n = realloc(buf, cap * 2);
 			if (!n)
