@@ -24,6 +24,7 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,7 +96,10 @@ struct thread {
 struct process {
 	pid_t pid;
 	unsigned asid;
-	int nogcs_reported;
+	int nogcs_seen;           /* a walk found GCS off (ld.so runs before it is on) */
+	int gcs_seen;             /* a walk found GCS on */
+	int nogcs_why;
+	char *name;
 	int gone;
 };
 
@@ -608,20 +612,36 @@ static char frame_kind(const struct gcswalk_frame *f)
 	}
 }
 
-static void report_no_gcs(struct recorder *r, struct process *p, const char *name, int why)
+/* A walk found GCS off in P. Reported at the end, for processes that never
+ * turned it on: every process starts without it while ld.so runs. */
+static void note_no_gcs(struct process *p, const char *name, int why)
 {
-	if (p->nogcs_reported)
-		return;
-	p->nogcs_reported = 1;
-	if (strcmp(r->o->fallback, "none") != 0)
-		gp_warn("process %d (%s) runs without GCS (%s): sampled with the %s fallback "
-			"unwinder, chains labelled as such", (int)p->pid, name ? name : "?",
-			gcswalk_strerror(why), r->o->fallback);
-	else
-		gp_warn("process %d (%s) runs without GCS (%s): its threads are skipped; run it "
-			"with GLIBC_TUNABLES=glibc.cpu.aarch64_gcs=3 (or build it with GCS "
-			"marking), or use --fallback fp", (int)p->pid, name ? name : "?",
-			gcswalk_strerror(why));
+	p->nogcs_seen = 1;
+	p->nogcs_why = why;
+	if (!p->name && name)
+		p->name = strdup(name);
+}
+
+static void report_no_gcs(const struct recorder *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nprocs; i++) {
+		const struct process *p = &r->procs[i];
+
+		if (!p->nogcs_seen || p->gcs_seen)
+			continue;
+		if (strcmp(r->o->fallback, "none") != 0)
+			gp_warn("process %d (%s) ran without GCS (%s): sampled with the %s fallback "
+				"unwinder, chains labelled as such", (int)p->pid,
+				p->name ? p->name : "?", gcswalk_strerror(p->nogcs_why),
+				r->o->fallback);
+		else
+			gp_warn("process %d (%s) ran without GCS (%s): its samples were skipped; run "
+				"it with GLIBC_TUNABLES=glibc.cpu.aarch64_gcs=3 (or build it with GCS "
+				"marking), or use --fallback fp", (int)p->pid, p->name ? p->name : "?",
+				gcswalk_strerror(p->nogcs_why));
+	}
 }
 
 /* Sample one stopped thread of TARGET. */
@@ -643,7 +663,7 @@ static int sample_thread(struct recorder *r, gcswalk_target *target, struct proc
 	}
 	ret = gcswalk_walk_begin(&walk, target, (size_t)idx, &wo);
 	if (ret == GCSWALK_E_GCS_DISABLED || ret == GCSWALK_E_NO_GCS_CPU) {
-		report_no_gcs(r, p, info.name, ret);
+		note_no_gcs(p, info.name, ret);
 		if (strcmp(r->o->fallback, "none") == 0) {
 			r->lost[LOST_NO_GCS].count++;
 			return 0;
@@ -663,6 +683,8 @@ static int sample_thread(struct recorder *r, gcswalk_target *target, struct proc
 		gcswalk_symbolizer_free(sym);
 		return 0;
 	}
+	if (!fallback)
+		p->gcs_seen = 1;
 	while (gcswalk_walk_next(walk, &f) == GCSWALK_OK) {
 		char kind = frame_kind(&f);
 		struct gp_frame *nf;
@@ -1017,16 +1039,25 @@ static void status_line(struct recorder *r, uint64_t now, int final)
 /* ---- The command ---------------------------------------------------- */
 
 /*
- * The time to the next tick: the period with +-50% uniform jitter, so that
- * ticks never run in step with a periodic target (which would give some
- * code paths more samples than their share of the time).
+ * The time to the next tick: exponentially distributed around the period
+ * (ticks as a Poisson process, cut at 4 periods), so that ticks never run
+ * in step with a periodic target, which would give some code paths more
+ * samples than their share of the time. This matters most when taking a
+ * sample costs more than a period (under emulation): the target then runs
+ * only between samples, and a fixed gap would alias with its loops.
  */
 static uint64_t next_interval(struct recorder *r, uint64_t period)
 {
+	double u, t;
+
 	r->rng ^= r->rng << 13;
 	r->rng ^= r->rng >> 7;
 	r->rng ^= r->rng << 17;
-	return period / 2 + r->rng % (period + 1);
+	u = ((double)(r->rng >> 11) + 1.0) / 9007199254740993.0;   /* (0, 1] */
+	t = -log(u);
+	if (t > 4.0)
+		t = 4.0;
+	return (uint64_t)(t * (double)period) + 1;
 }
 
 static int finish_file(struct recorder *r)
@@ -1168,6 +1199,7 @@ static int record_run(void *p, int argc, char **argv)
 	}
 	status_line(&r, now_ns(), 1);
 	detach_all(&r);
+	report_no_gcs(&r);
 	i = finish_file(&r);
 	if (!ret)
 		ret = i;
@@ -1217,6 +1249,8 @@ out:
 		free(r.seen[i].path);
 	free(r.seen);
 	free(r.threads);
+	for (i = 0; (size_t)i < r.nprocs; i++)
+		free(r.procs[i].name);
 	free(r.procs);
 	free(r.frames);
 	(void)sigprocmask(SIG_SETMASK, &old_mask, NULL);

@@ -27,7 +27,7 @@ static inline uint64_t spin(unsigned units)
 	volatile uint64_t x = 1;
 	unsigned i;
 
-	for (i = 0; i < units * 2000u; i++)
+	for (i = 0; i < units * 20000u; i++)
 		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
 	return x;
 }
