@@ -1,7 +1,8 @@
 #!/bin/sh
 # Make a core of gcswalk-target in the guest (on KERNEL: project or
 # reference), bring it back with the files it maps, and check it on this
-# host.
+# host; then again with the target's debug information coming from
+# debuginfod (DEBUGINFOD_URLS) instead of the executable.
 #
 # Usage: guest-core-test.sh VM_RUN KERNEL STAGE WORK CHECKER
 # Exit: the checker's status; 4 (skip) without an arm64 build or without
@@ -29,4 +30,23 @@ case $rc in
 	exit 1
 	;;
 esac
-exec "$checker" "$work"
+"$checker" "$work" || exit 1
+
+# Again with the target's executable stripped, its debug information served
+# by a debuginfod "server" (a file:// URL with the build-id layout): the
+# same chains, file and line included, must come from debuginfod.
+echo "# the same core, the target's debug information from debuginfod"
+dbg=$work.debuginfod
+rm -rf "$dbg" && mkdir -p "$dbg" && cp -r "$work" "$dbg/core" || exit 1
+exe=$dbg/core/sysroot/opt/gcsprof/tests/gcswalk-target
+id=$(eu-readelf -n "$exe" | awk '/Build ID:/ { print $3 }')
+if [ -z "$id" ] || ! eu-strip -f "$dbg/debuginfo" "$exe"; then
+	echo "# cannot strip $exe or find its build-id"
+	exit 1
+fi
+mkdir -p "$dbg/server/buildid/$id" && mv "$dbg/debuginfo" "$dbg/server/buildid/$id/debuginfo" || exit 1
+if "$checker" "$dbg/core" >"$dbg/without.log" 2>&1; then
+	echo "# the stripped executable still gave every line without debuginfod: the check proves nothing"
+	exit 1
+fi
+DEBUGINFOD_URLS=file://$dbg/server DEBUGINFOD_CACHE_PATH=$dbg/cache exec "$checker" "$dbg/core"
