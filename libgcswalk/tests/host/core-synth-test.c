@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -387,6 +388,61 @@ static void test_reference(const char *path)
 	gcswalk_target_close(t);
 }
 
+/* Several threads, each with its own handles, on the same core. */
+struct worker {
+	const char *path;
+	pthread_t thread;
+	int good;
+};
+
+static void *worker_main(void *arg)
+{
+	struct worker *wk = arg;
+	int i;
+
+	for (i = 0; i < 40; i++) {
+		const struct gcswalk_location *loc;
+		gcswalk_symbolizer *sym = NULL;
+		gcswalk_target *t = NULL;
+		struct gcswalk_frame f;
+		gcswalk_walk *w = NULL;
+		size_t n = 0;
+		int ok;
+
+		ok = gcswalk_target_open_core(&t, wk->path, NULL) == GCSWALK_OK &&
+		     gcswalk_walk_begin(&w, t, 0, NULL) == GCSWALK_OK &&
+		     gcswalk_symbolizer_new(&sym, t, NULL) == GCSWALK_OK;
+		while (ok && gcswalk_walk_next(w, &f) == GCSWALK_OK)
+			n++;
+		ok = ok && n == 10 &&
+		     gcswalk_symbolize(sym, 0x7f8000000010ULL, 1, &loc) == GCSWALK_OK && loc->module &&
+		     strcmp(loc->module, "/usr/lib/libsynth.so") == 0;
+		wk->good += ok;
+		gcswalk_walk_free(w);
+		gcswalk_symbolizer_free(sym);
+		gcswalk_target_close(t);
+	}
+	return NULL;
+}
+
+static void test_threads(const char *path)
+{
+	struct worker wk[4];
+	int i, started = 0, good = 0;
+
+	for (i = 0; i < 4; i++) {
+		wk[i].path = path;
+		wk[i].good = 0;
+		started += pthread_create(&wk[i].thread, NULL, worker_main, &wk[i]) == 0;
+	}
+	for (i = 0; i < started; i++) {
+		pthread_join(wk[i].thread, NULL);
+		good += wk[i].good;
+	}
+	tap_result(started == 4 && good == 4 * 40,
+		   "threads: four threads with their own handles, same results");
+}
+
 static int typed(int ret)
 {
 	return ret == GCSWALK_OK || (ret < 0 && ret >= GCSWALK_E_SYSTEM);
@@ -631,7 +687,7 @@ int main(void)
 		free(core.p);
 		return ok ? 0 : 1;
 	}
-	tap_plan(37);
+	tap_plan(38);
 	tap_result(gcswalk_strerror(GCSWALK_E_CORRUPT)[0] && gcswalk_strerror(GCSWALK_END)[0] &&
 		   strcmp(gcswalk_strerror(-9999), "unknown status") == 0 &&
 		   strcmp(gcswalk_frame_kind_name(GCSWALK_FRAME_SWITCH_CAP), "switch-cap") == 0,
@@ -654,6 +710,7 @@ int main(void)
 	if (!path)
 		tap_skip_all("cannot write the reference core");
 	test_reference(path);
+	test_threads(path);
 	free(path);
 	test_truncation(&core);
 	test_flips(&core);
