@@ -149,13 +149,13 @@ GW_HIDDEN const struct gw_arch *gw_arch_native(void);
  * -1 with errno set (ENODEV/EINVAL from the GCS regset: no GCS). */
 GW_HIDDEN int gw_arch_ptrace_regs(pid_t tid, struct gw_regs *regs);
 GW_HIDDEN int gw_arch_ptrace_gcs(pid_t tid, struct gcswalk_gcs_state *gcs);
-/* The calling thread: does the CPU have GCS, and the caller's caller's
- * GCS slot (GCSPR_EL0 as seen by gcswalk_self's caller). */
+/* The calling thread: does the CPU have GCS; and the GCS slot holding
+ * gcswalk_self()'s return into its caller (0 if GCSPR_EL0 is 0). */
 GW_HIDDEN int gw_arch_self_supported(void);
 GW_HIDDEN uint64_t gw_arch_self_gcspr(void);
 
 /* Relabel entry I as SIGRETURN when entry I+1 is a signal cap; shared by
- * every walk. KINDS has N items. */
+ * every walk. FRAMES has N items. */
 GW_HIDDEN void gw_mark_sigreturn(struct gcswalk_frame *frames, size_t n);
 
 #endif
