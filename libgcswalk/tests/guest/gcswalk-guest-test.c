@@ -70,7 +70,7 @@ static void on_alarm(int sig)
 static void enter(const char *name)
 {
 	section = name;
-	alarm(120);
+	alarm(200);
 }
 
 struct child {
@@ -81,14 +81,14 @@ struct child {
 /*
  * "ready" is printed just before the last thread parks: wait until every
  * thread of PID sits in ppoll (/proc/PID/task/TID/syscall starts with its
- * number), for at most 10 s.
+ * number), for at most 60 s (TCG under load is slow).
  */
 static void wait_parked(pid_t pid)
 {
 	char path[96], buf[64];
 	int round, all = 0;
 
-	for (round = 0; round < 1000 && !all; round++) {
+	for (round = 0; round < 6000 && !all; round++) {
 		struct dirent *de;
 		DIR *d;
 
@@ -201,7 +201,7 @@ static int chains_match(gcswalk_target *t, gcswalk_symbolizer *sym, const char *
 static int open_live(gcswalk_target **t, pid_t pid, unsigned flags)
 {
 	char *err = NULL;
-	int ret = gcswalk_target_open_pid(t, pid, flags, 0, &err);
+	int ret = gcswalk_target_open_pid(t, pid, flags, 30000, &err);
 
 	if (ret != GCSWALK_OK)
 		tap_diag("open pid %d: %s: %s", (int)pid, gcswalk_strerror(ret), err ? err : "");
