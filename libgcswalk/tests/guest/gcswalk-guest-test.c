@@ -791,7 +791,7 @@ static void test_live_and_core(void)
 	size_t i;
 
 	if (!mkdtemp(dir) || spawn_target(&c, dir, 1) != 0) {
-		for (i = 0; i < 10; i++)
+		for (i = 0; i < 11; i++)
 			tap_result(0, "live: (no target)");
 		return;
 	}
@@ -856,6 +856,32 @@ static void test_live_and_core(void)
 				ptrace(PTRACE_DETACH, info.tid, NULL, NULL);
 		}
 		gcswalk_target_close(probe);
+	}
+	/* The caller stopped only the main thread: the others are NOT_STOPPED. */
+	{
+		gcswalk_walk *w = NULL;
+		int s, one = -1, main_ok = 0;
+		size_t n, nt;
+		int *tids = text_tids(c.expect, &nt);
+
+		ok = 0;
+		if (nt >= 2 && ptrace(PTRACE_SEIZE, c.pid, NULL, NULL) == 0 &&
+		    ptrace(PTRACE_INTERRUPT, c.pid, NULL, NULL) == 0 &&
+		    waitpid(c.pid, &s, __WALL) == c.pid && open_live(&t, c.pid, GCSWALK_ATTACH_STOPPED) ==
+								GCSWALK_OK) {
+			main_ok = gcswalk_walk_begin(&w, t, 0, NULL) == GCSWALK_OK;
+			gcswalk_walk_free(w);
+			w = NULL;
+			one = gcswalk_target_thread_index(t, tids[1]);
+			n = one >= 0 ? (size_t)one : 0;
+			ok = main_ok && one > 0 &&
+			     gcswalk_walk_begin(&w, t, n, NULL) == GCSWALK_E_NOT_STOPPED && w == NULL;
+			gcswalk_target_close(t);
+			t = NULL;
+		}
+		ptrace(PTRACE_DETACH, c.pid, NULL, NULL);
+		free(tids);
+		tap_result(ok, "live: threads the caller did not stop are NOT_STOPPED");
 	}
 	/* Released: it runs on and can be walked again. */
 	ret = open_live(&t, c.pid, 0);
@@ -1030,7 +1056,7 @@ int main(int argc, char **argv)
 	}
 	if (!(getauxval(AT_HWCAP) & HWCAP_GCS))
 		tap_skip_all("no HWCAP_GCS: this CPU or kernel has no GCS");
-	tap_plan(23);
+	tap_plan(24);
 	{
 		struct gcswalk_frame f[4];
 		size_t n = 9;
