@@ -51,14 +51,21 @@ samples_of() { # samples_of REPORT FUNCTION
 }
 
 t_split() {
-	status_is 0 "record the 3:1 split workload" \
-		gcsprof record -q -F 250 --gcs-tunable 3 -o split.data -- $T/gcsprof-split 8
-	status_is 0 "report text" gcsprof report split.data -o split.txt
-	show split.txt | head -n 20
-	# The split is between the two paths: samples elsewhere (startup,
-	# the loop's clock reads, exit) are not part of it.
-	sa=$(samples_of split.txt path_a) sb=$(samples_of split.txt path_b)
-	sa=${sa:-0} sb=${sb:-0}
+	# Samples of the two paths, from up to three recordings until there
+	# are enough for a 5-point test (under emulation on a loaded host the
+	# sampling rate can be low).
+	sa=0 sb=0
+	for round in 1 2 3; do
+		status_is 0 "record the 3:1 split workload (run $round)" \
+			gcsprof record -q -F 250 --gcs-tunable 3 -o split.data -- $T/gcsprof-split 8
+		status_is 0 "report text" gcsprof report split.data -o split.txt
+		[ "$round" -eq 1 ] && show split.txt | head -n 20
+		# The split is between the two paths: samples elsewhere
+		# (startup, the loop's clock reads, exit) are not part of it.
+		ra=$(samples_of split.txt path_a) rb=$(samples_of split.txt path_b)
+		sa=$((sa + ${ra:-0})) sb=$((sb + ${rb:-0}))
+		[ $((sa + sb)) -ge 400 ] && break
+	done
 	a=$((sa * 100 / (sa + sb + (sa + sb == 0)))) b=$((sb * 100 / (sa + sb + (sa + sb == 0))))
 	echo "# path_a $sa samples ($a%), path_b $sb ($b%) of the two paths (expected 75% and 25%)"
 	check "path_a's share is 75 +- 5 points ($a)" [ "$a" -ge 70 -a "$a" -le 80 ]
@@ -150,12 +157,14 @@ t_wall() {
 	status_is 0 "record (cpu)" gcsprof record -q --gcs-tunable 3 -o cpu.data -- \
 		$T/gcsprof-sleeper 3
 	status_is 0 "folded" gcsprof report cpu.data -f folded -o cpu.folded
-	ws=$(grep 'sleep_here' wall.folded | awk '{ s += $NF } END { print s + 0 }')
-	cs=$(grep 'sleep_here' cpu.folded | awk '{ s += $NF } END { print s + 0 }')
-	sp=$(grep 'spin_here' cpu.folded | awk '{ s += $NF } END { print s + 0 }')
-	echo "# sleeping thread: $ws samples with --wall, $cs without; spinner $sp"
-	check "--wall sees the sleeping thread" [ "$ws" -ge 50 ]
-	check "the CPU profile mostly does not" [ "$cs" -le $((ws / 4)) ]
+	sum() { awk '{ s += $NF } END { print s + 0 }'; }
+	ws=$(grep 'sleep_here' wall.folded | sum) wt=$(sum <wall.folded)
+	cs=$(grep 'sleep_here' cpu.folded | sum) ct=$(sum <cpu.folded)
+	echo "# sleeping thread: $ws of $wt samples with --wall, $cs of $ct without"
+	check "--wall sees the sleeping thread (a third or more of the samples)" \
+		[ "$wt" -gt 0 -a $((ws * 3)) -ge "$wt" ]
+	check "the CPU profile sees it at most half as much" \
+		[ "$ct" -gt 0 -a $((cs * wt * 2)) -le $((ws * ct)) ]
 	check "states are recorded (S)" grep -q '^sample [0-9]* [0-9]* [0-9]* S ' wall.data
 }
 
