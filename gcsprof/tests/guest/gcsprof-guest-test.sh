@@ -98,6 +98,12 @@ t_threads() {
 	for w in worker-1 worker-2 worker-3; do
 		check "$w is in the report by name" grep -q "^## thread [0-9]* ($w)" threads.txt
 	done
+	check "no status line when stderr is not a terminal" sh -c '! grep -q "samples/s" err.txt'
+	if command -v script >/dev/null; then
+		script -qec "gcsprof record --gcs-tunable 3 -o tty.data -- $T/gcsprof-split 2" \
+			tty.log >/dev/null 2>&1
+		check "a status line on a terminal" grep -q 'samples/s' tty.log
+	fi
 	status_is 0 "folded --per-thread" gcsprof report threads.data --per-thread -f folded -o threads.folded
 	check "worker-1's chains end in worker" grep -qE '^worker-1;(.*;)?worker(;| )' threads.folded
 }
@@ -215,6 +221,13 @@ t_errors() {
 	status_is 71 "bad core" gcsprof inspect bad.data
 	status_is 75 "missing profile" gcsprof report /nonexistent
 	status_is 127 "command not found" gcsprof record -o e.data -- /nonexistent/program
+	status_is 0 "--fallback fp samples a process without GCS" \
+		gcsprof record --fallback fp -o fb.data -- $T/gcsprof-split 2
+	check "and says so once" [ "$(grep -c 'without GCS' err.txt)" -eq 1 ]
+	check "its samples are marked as fallback" grep -q '^sample .* f P' fb.data
+	status_is 0 "without --fallback the same is skipped, and counted" \
+		gcsprof record -o nofb.data -- $T/gcsprof-split 2
+	check "counted as no-gcs" grep -q '^lost no-gcs [1-9]' nofb.data
 	status_is 64 "usage error" gcsprof record --frobnicate
 	check "each error is one line" [ "$(wc -l <err.txt)" -eq 1 ]
 	GLIBC_TUNABLES=$GCS3 $T/gcsprof-split 30 >/dev/null &
