@@ -29,6 +29,7 @@ struct gw_thread {
 	struct gcswalk_gcs_state gcs;
 	int attached;   /* live: seized by us, detach on close */
 	int stopped;    /* live: known to be ptrace-stopped */
+	int pending_signal; /* live: a signal caught while seizing, given back on detach */
 };
 
 struct gw_mapping {

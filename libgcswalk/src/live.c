@@ -128,7 +128,8 @@ static void live_close(struct gcswalk_target *t)
 	for (i = 0; i < t->nthreads; i++) {
 		if (!t->threads[i].attached)
 			continue;
-		if (ptrace(PTRACE_DETACH, t->threads[i].tid, NULL, NULL) != 0) {
+		if (ptrace(PTRACE_DETACH, t->threads[i].tid, NULL,
+			   (void *)(uintptr_t)t->threads[i].pending_signal) != 0) {
 			if (errno != ESRCH)
 				continue;
 			reap_dead_tracee(t, t->threads[i].tid);
@@ -253,16 +254,24 @@ static struct gw_thread *find_thread(struct gcswalk_target *t, pid_t tid)
 	return NULL;
 }
 
-/* Wait until TID reports a stop; 1 stopped, 0 gone, or an error. */
-static int wait_stop(struct gcswalk_target *t, pid_t tid, uint64_t deadline)
+/*
+ * Wait until TID reports a stop; 1 stopped, 0 gone, or an error. A signal
+ * that arrived first stops it too (a signal-delivery-stop, no event in the
+ * status): *SIG gets it, to be given back on detach, not swallowed.
+ */
+static int wait_stop(struct gcswalk_target *t, pid_t tid, uint64_t deadline, int *sig)
 {
+	*sig = 0;
 	for (;;) {
 		int st;
 		pid_t r = waitpid(tid, &st, __WALL | WNOHANG);
 
 		if (r == tid) {
-			if (WIFSTOPPED(st))
+			if (WIFSTOPPED(st)) {
+				if ((st >> 16) == 0 && WSTOPSIG(st) != SIGTRAP)
+					*sig = WSTOPSIG(st);
 				return 1;
+			}
 			if (WIFEXITED(st) || WIFSIGNALED(st))
 				return 0;
 			continue;
@@ -285,7 +294,7 @@ static int wait_stop(struct gcswalk_target *t, pid_t tid, uint64_t deadline)
 static int seize_one(struct gcswalk_target *t, pid_t tid, uint64_t deadline)
 {
 	struct gw_thread *th;
-	int ret;
+	int ret, sig;
 
 	if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) != 0) {
 		int err = errno;
@@ -303,7 +312,8 @@ static int seize_one(struct gcswalk_target *t, pid_t tid, uint64_t deadline)
 	}
 	th = gw_target_add_thread(t, tid);
 	if (!th) {
-		ptrace(PTRACE_DETACH, tid, NULL, NULL);
+		/* Best effort: we are failing anyway, and report why. */
+		(void)ptrace(PTRACE_DETACH, tid, NULL, NULL);
 		return gw_fail(t, GCSWALK_E_NOMEM, "out of memory");
 	}
 	th->attached = 1;
@@ -316,7 +326,7 @@ static int seize_one(struct gcswalk_target *t, pid_t tid, uint64_t deadline)
 		return gw_fail_errno(t, GCSWALK_E_SYSTEM, errno, "PTRACE_INTERRUPT of %d",
 				     (int)tid);
 	}
-	ret = wait_stop(t, tid, deadline);
+	ret = wait_stop(t, tid, deadline, &sig);
 	if (ret < 0)
 		return ret;
 	if (ret == 0) {                         /* it exited while we attached */
@@ -325,6 +335,7 @@ static int seize_one(struct gcswalk_target *t, pid_t tid, uint64_t deadline)
 		return 0;
 	}
 	th->stopped = 1;
+	th->pending_signal = sig;
 	return 1;
 }
 
