@@ -209,6 +209,26 @@ static int open_live(gcswalk_target **t, pid_t pid, unsigned flags)
 	return ret;
 }
 
+/* The state letter of PID in /proc/PID/stat ('?' if unknown). */
+static char proc_state(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return '?';
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return '?';
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] ? p[2] : '?';
+}
+
 /* In a child, as uid 65534 or just as another tracer: the open status. */
 static int open_status_in_child(pid_t pid, int drop)
 {
@@ -791,7 +811,7 @@ static void test_live_and_core(void)
 	size_t i;
 
 	if (!mkdtemp(dir) || spawn_target(&c, dir, 1) != 0) {
-		for (i = 0; i < 11; i++)
+		for (i = 0; i < 12; i++)
 			tap_result(0, "live: (no target)");
 		return;
 	}
@@ -883,6 +903,32 @@ static void test_live_and_core(void)
 		free(tids);
 		tap_result(ok, "live: threads the caller did not stop are NOT_STOPPED");
 	}
+	/* A process stopped by job control is walked and left stopped. */
+	{
+		char state = '?';
+		int s, i;
+
+		ok = 0;
+		if (kill(c.pid, SIGSTOP) == 0 && waitpid(c.pid, &s, WUNTRACED) == c.pid &&
+		    WIFSTOPPED(s) && open_live(&t, c.pid, 0) == GCSWALK_OK) {
+			ok = gcswalk_symbolizer_new(&sym, t, NULL) == GCSWALK_OK &&
+			     chains_match(t, sym, c.expect, TARGET_NAME, "live, job-control stopped");
+			gcswalk_symbolizer_free(sym);
+			sym = NULL;
+			gcswalk_target_close(t);
+			t = NULL;
+			for (i = 0; i < 100 && state != 'T'; i++) {
+				state = proc_state(c.pid);
+				if (state != 'T')
+					usleep(10000);
+			}
+			if (state != 'T')
+				tap_diag("after the walk the process is in state %c, not T", state);
+			ok = ok && state == 'T';
+		}
+		kill(c.pid, SIGCONT);
+		tap_result(ok, "live: a process stopped by SIGSTOP is walked and stays stopped");
+	}
 	/* Released: it runs on and can be walked again. */
 	ret = open_live(&t, c.pid, 0);
 	tap_result(ret == GCSWALK_OK && kill(c.pid, 0) == 0,
@@ -928,17 +974,9 @@ static void test_errors(void)
 		if (ret == GCSWALK_OK) {
 			kill(c.pid, SIGKILL);
 			for (i = 0; i < 500; i++) {
-				char path[64], buf[512];
-				int fd;
-				ssize_t n;
+				char state = proc_state(c.pid);
 
-				snprintf(path, sizeof(path), "/proc/%d/stat", (int)c.pid);
-				fd = open(path, O_RDONLY);
-				n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
-				if (fd >= 0)
-					close(fd);
-				buf[n > 0 ? n : 0] = '\0';
-				if (n <= 0 || strstr(buf, ") Z") || strstr(buf, ") X"))
+				if (state == '?' || state == 'Z' || state == 'X')
 					break;
 				usleep(10000);
 			}
@@ -1056,7 +1094,7 @@ int main(int argc, char **argv)
 	}
 	if (!(getauxval(AT_HWCAP) & HWCAP_GCS))
 		tap_skip_all("no HWCAP_GCS: this CPU or kernel has no GCS");
-	tap_plan(24);
+	tap_plan(25);
 	{
 		struct gcswalk_frame f[4];
 		size_t n = 9;
