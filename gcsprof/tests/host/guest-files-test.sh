@@ -3,9 +3,9 @@
 # host: report with --sysroot gives the same top functions as in the
 # guest, and inspect shows the smashed program's true chain and the
 # corruption. TAP; 4 (skip) without an arm64 build or GCS in the guest.
-# Usage: guest-files-test.sh VM_RUN STAGE GCSPROF WORKDIR
+# Usage: guest-files-test.sh VM_RUN STAGE GCSPROF WORKDIR [PPROF_CHECK]
 set -u
-vm_run=$1 stage=$2 gp=$3 work=$4
+vm_run=$1 stage=$2 gp=$3 work=$4 pprof_check=${5:-}
 n=0 failed=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
@@ -37,6 +37,14 @@ check "path_a on the host" grep -q ' path_a ' split.host.txt
 check "the same folded stacks as in the guest" cmp -s split.host.folded split.guest.folded
 "$gp" report split.data --sysroot "$work/root" -f pprof -o split.pb.gz
 check "pprof on the host" [ $? -eq 0 ]
+if [ -n "$pprof_check" ]; then
+	"$pprof_check" split.pb.gz >pprof-check.txt
+	check "the pprof output is a valid Profile" [ $? -eq 0 ]
+	self_top=$(grep -E '^ +[0-9.]+% +[0-9.]+% ' split.host.txt | sort -k1,1 -rn | head -n 1 |
+		awk '{print $4}')
+	check "pprof's top function by self is the text report's ($self_top)" \
+		[ "$(head -n 1 pprof-check.txt | cut -d' ' -f2)" = "$self_top" ]
+fi
 if command -v go >/dev/null 2>&1; then
 	go tool pprof -top split.pb.gz >pprof.txt 2>&1
 	check "go tool pprof reads it, path_a in its top" grep -q path_a pprof.txt

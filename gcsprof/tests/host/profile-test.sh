@@ -2,9 +2,9 @@
 # Host tests of gcsprof report on hand-written profiles: every format from
 # one profile, and the errors for bad, truncated, missing and unwritable
 # input and output, each with its status. TAP.
-# Usage: profile-test.sh GCSPROF WORKDIR
+# Usage: profile-test.sh GCSPROF WORKDIR [PPROF_CHECK]
 set -u
-gp=$1 work=$2
+gp=$1 work=$2 pprof_check=${3:-}
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 n=0 failed=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
@@ -44,6 +44,11 @@ status_is 0 "svg" "$gp" report good.data -f svg -o g.svg
 check "svg is an SVG document" grep -q '</svg>' g.svg
 status_is 0 "pprof" "$gp" report good.data -f pprof -o g.pb.gz
 check "pprof is gzip" gzip -t g.pb.gz
+if [ -n "$pprof_check" ]; then
+	status_is 0 "the pprof output is a valid Profile" "$pprof_check" g.pb.gz
+	check "pprof's top function by self matches the text report's" \
+		grep -qx '2 \[prog+0x100\]' out.txt
+fi
 if command -v go >/dev/null 2>&1; then
 	status_is 0 "go tool pprof reads it" go tool pprof -top g.pb.gz
 	check "pprof's top matches" grep -q 'prog+0x100' out.txt
