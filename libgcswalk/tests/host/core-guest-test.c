@@ -55,7 +55,7 @@ int main(int argc, char **argv)
 	guest_full = read_in(argv[1], "guest-full.txt");
 	if (!core || !sysroot || !expect || !guest_full)
 		tap_skip_all("no guest core in the folder");
-	tap_plan(4);
+	tap_plan(5);
 	ret = gcswalk_target_open_core(&t, core, &err);
 	if (ret != GCSWALK_OK)
 		tap_diag("%s: %s: %s", core, gcswalk_strerror(ret), err ? err : "");
@@ -81,6 +81,31 @@ int main(int argc, char **argv)
 	if (!ok)
 		tap_diag("the guest's dump:\n%s# the host's:\n%s", guest_full, full.s ? full.s : "");
 	tap_result(ok, "host: the symbolised dump equals the guest's, frame for frame");
+	{
+		/* libdwfl's CFI unwinder on the arm64 core, on this host: the
+		 * plain thread's chain without the GCS's own terminator. */
+		struct gcswalk_walk_options o = GCSWALK_WALK_OPTIONS_INIT;
+		struct text cfi = { NULL, 0, 0 };
+		char *want = NULL, *term;
+
+		o.method = GCSWALK_METHOD_CFI;
+		o.symbolizer = sym;
+		tids = text_tids(expect, &n);
+		if (n > 1) {
+			want = text_block(expect, tids[1]);
+			walk_text(&cfi, t, sym, tids[1], &o, "gcswalk-target", 0);
+		}
+		term = want ? strstr(want, "terminator\n") : NULL;
+		if (term)
+			memmove(term, term + 11, strlen(term + 11) + 1);
+		ok = term && cfi.s && strcmp(cfi.s, want) == 0;
+		if (!ok)
+			tap_diag("CFI; expected:\n%s# got:\n%s", want ? want : "", cfi.s ? cfi.s : "");
+		tap_result(ok, "host: the CFI fallback unwinds the arm64 core to the same chain");
+		free(want);
+		free(tids);
+		text_free(&cfi);
+	}
 	text_free(&canon);
 	text_free(&full);
 	gcswalk_symbolizer_free(sym);
