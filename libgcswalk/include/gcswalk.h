@@ -113,8 +113,8 @@ enum gcswalk_frame_kind {
 	 * interrupted context, read from the kernel's signal frame on the
 	 * stack, which is found by its GCS record naming this very cap; slot
 	 * is where the signal frame holds it. Not a return address. Absent
-	 * when no such signal frame is found near the thread's stack pointer
-	 * (and in gcswalk_self()). */
+	 * when no such signal frame is found near the thread's stack pointer;
+	 * from the handler's ucontext in gcswalk_self_signal(). */
 	GCSWALK_FRAME_INTERRUPTED_PC,
 };
 
@@ -163,6 +163,17 @@ const char *gcswalk_source_name(enum gcswalk_source source);
  * this thread), or GCSWALK_E_UNSUPPORTED (not an arm64 build).
  */
 int gcswalk_self(struct gcswalk_frame *frames, size_t max, size_t *count);
+
+/*
+ * The same from a signal handler installed with SA_SIGINFO (a SIGPROF
+ * sampler): UCONTEXT is the handler's third argument. After the signal cap
+ * of that signal comes the interrupted context's PC from UCONTEXT, as a
+ * GCSWALK_FRAME_INTERRUPTED_PC frame: the function that was running, which
+ * the GCS alone does not have. Async-signal-safe and allocation-free like
+ * gcswalk_self(). GCSWALK_E_INVALID for a NULL UCONTEXT.
+ */
+int gcswalk_self_signal(const void *ucontext, struct gcswalk_frame *frames, size_t max,
+			size_t *count);
 
 /* ---- Targets: live processes and core files ------------------------- */
 

@@ -184,6 +184,22 @@ static int arm64_signal_pc(const unsigned char *buf, size_t len, uint64_t base,
 	return -1;
 }
 
+/*
+ * ucontext_t: uc_flags, uc_link, uc_stack (24 bytes), uc_sigmask padded to
+ * 128 bytes (kernel and glibc agree), then uc_mcontext, a struct
+ * sigcontext aligned to 16: at 176.
+ */
+#define UC_MCONTEXT 176
+
+static int arm64_self_signal_pc(const void *ucontext, uint64_t cap_slot, uint64_t *pc,
+				uint64_t *pc_addr)
+{
+	const unsigned char *sc = (const unsigned char *)ucontext + UC_MCONTEXT;
+
+	return arm64_signal_pc(sc, SC_RESERVED + SC_RESERVED_SIZE, (uint64_t)(uintptr_t)sc,
+			       cap_slot, pc, pc_addr);
+}
+
 static const struct gw_arch arm64 = {
 	.name = "arm64",
 	.elf_machine = GW_EM_AARCH64,
@@ -200,6 +216,7 @@ static const struct gw_arch arm64 = {
 	.prpsinfo_pid_offset = 24,
 	.strip_pac = arm64_strip_pac,
 	.signal_pc = arm64_signal_pc,
+	.self_signal_pc = arm64_self_signal_pc,
 	.classify = arm64_classify,
 };
 

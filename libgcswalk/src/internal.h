@@ -139,6 +139,10 @@ struct gw_arch {
 	 * address into *PC_ADDR. 0 if found, -1 if not. */
 	int (*signal_pc)(const unsigned char *buf, size_t len, uint64_t base, uint64_t cap_slot,
 			 uint64_t *pc, uint64_t *pc_addr);
+	/* The same for a signal handler's own UCONTEXT (ucontext_t), read in
+	 * place: async-signal-safe. NULL where there is no self back end. */
+	int (*self_signal_pc)(const void *ucontext, uint64_t cap_slot, uint64_t *pc,
+			      uint64_t *pc_addr);
 	/* Classify ENTRY read from SLOT (without the SIGRETURN relabelling). */
 	enum gcswalk_frame_kind (*classify)(uint64_t entry, uint64_t slot);
 };

@@ -69,26 +69,21 @@ static uint64_t mapping_end(uint64_t addr)
 	return found;
 }
 
-int gcswalk_self(struct gcswalk_frame *frames, size_t max, size_t *count)
+/*
+ * The walk from FIRST, the slot of the exported function's return into its
+ * caller. With UCONTEXT (a signal handler's third argument), the
+ * interrupted PC it holds goes after the signal cap its GCS record names.
+ */
+static int walk_from(const struct gw_arch *arch, uint64_t first, const void *ucontext,
+		     struct gcswalk_frame *frames, size_t max, size_t *count)
 {
-	const struct gw_arch *arch = gw_arch_native();
-	uint64_t slot, first, end = 0;
+	uint64_t slot, end = 0;
 	size_t k = 0;
-	int saved_errno = errno, ret = GCSWALK_END;
+	int ret = GCSWALK_END;
 
-	if (!frames || !count)
-		return GCSWALK_E_INVALID;
-	*count = 0;
-	if (!arch)
-		return GCSWALK_E_UNSUPPORTED;
-	if (!gw_arch_self_supported())
-		return GCSWALK_E_NO_GCS_CPU;
-	slot = first = gw_arch_self_gcspr();
-	if (!slot)
-		return GCSWALK_E_GCS_DISABLED;
-	for (;; slot += arch->entry_size) {
+	for (slot = first;; slot += arch->entry_size) {
 		enum gcswalk_frame_kind kind;
-		uint64_t entry;
+		uint64_t entry, pc, at;
 
 		if (k == max) {
 			ret = GCSWALK_CUT;
@@ -112,9 +107,53 @@ int gcswalk_self(struct gcswalk_frame *frames, size_t max, size_t *count)
 						      slot };
 		if (kind == GCSWALK_FRAME_TERMINATOR)
 			break;
+		if (kind == GCSWALK_FRAME_SIGNAL_CAP && ucontext &&
+		    arch->self_signal_pc(ucontext, slot, &pc, &at) == 0) {
+			if (k == max) {
+				ret = GCSWALK_CUT;
+				break;
+			}
+			frames[k++] = (struct gcswalk_frame){ GCSWALK_FRAME_INTERRUPTED_PC,
+							      GCSWALK_SOURCE_GCS, pc, at };
+		}
 	}
 	gw_mark_sigreturn(frames, k);
 	*count = k;
-	errno = saved_errno;
 	return ret;
+}
+
+/* The checks both entry points make, in the entry point itself, so that
+ * gw_arch_self_gcspr() is called from it directly. */
+#define SELF_WALK(ucontext)                                                             \
+	do {                                                                            \
+		const struct gw_arch *arch = gw_arch_native();                          \
+		uint64_t first;                                                         \
+		int saved_errno = errno, ret;                                           \
+                                                                                        \
+		if (!frames || !count)                                                  \
+			return GCSWALK_E_INVALID;                                       \
+		*count = 0;                                                             \
+		if (!arch)                                                              \
+			return GCSWALK_E_UNSUPPORTED;                                   \
+		if (!gw_arch_self_supported())                                          \
+			return GCSWALK_E_NO_GCS_CPU;                                    \
+		first = gw_arch_self_gcspr();                                           \
+		if (!first)                                                             \
+			return GCSWALK_E_GCS_DISABLED;                                  \
+		ret = walk_from(arch, first, (ucontext), frames, max, count);           \
+		errno = saved_errno;                                                    \
+		return ret;                                                             \
+	} while (0)
+
+int gcswalk_self(struct gcswalk_frame *frames, size_t max, size_t *count)
+{
+	SELF_WALK(NULL);
+}
+
+int gcswalk_self_signal(const void *ucontext, struct gcswalk_frame *frames, size_t max,
+			size_t *count)
+{
+	if (!ucontext)
+		return GCSWALK_E_INVALID;
+	SELF_WALK(ucontext);
 }

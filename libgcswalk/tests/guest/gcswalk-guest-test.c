@@ -371,7 +371,11 @@ struct self_rec {
 	struct gcswalk_frame frames[64];
 	size_t n;
 	int ret;
-	int lines[4];
+	int lines[6];
+	/* gcswalk_self_signal() from the same handler */
+	struct gcswalk_frame frames2[64];
+	size_t n2;
+	int ret2;
 };
 
 static struct self_rec self_plain, self_sig, self_sw, self_cut;
@@ -401,23 +405,24 @@ static NOINLINE void self_cut_leaf(struct self_rec *r)
 	KEEP_FRAME();
 }
 
-static NOINLINE void self_hnd(struct self_rec *r)
+static NOINLINE void self_hnd(struct self_rec *r, void *uc)
 {
 	r->lines[0] = __LINE__, r->ret = gcswalk_self(r->frames, 64, &r->n);
+	r->lines[4] = __LINE__, r->ret2 = gcswalk_self_signal(uc, r->frames2, 64, &r->n2);
 	KEEP_FRAME();
 }
 
-static void on_usr2(int sig)
+static void on_usr2(int sig, siginfo_t *info, void *uc)
 {
 	(void)sig;
-	self_sig.lines[1] = __LINE__, self_hnd(&self_sig);
+	(void)info;
+	self_sig.lines[1] = __LINE__, self_hnd(&self_sig, uc);
 	KEEP_FRAME();
 }
 
 static NOINLINE void self_sig_raise(struct self_rec *r)
 {
-	(void)r;
-	raw_syscall3(__NR_tgkill, getpid(), gettid(), SIGUSR2);
+	r->lines[5] = __LINE__; TGKILL_HERE(gettid(), SIGUSR2);
 	KEEP_FRAME();
 }
 
@@ -529,7 +534,8 @@ static void test_self(void)
 	self_a(&self_plain);
 	self_cut_leaf(&self_cut);
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_usr2;
+	sa.sa_sigaction = on_usr2;
+	sa.sa_flags = SA_SIGINFO;
 	ok = sigaction(SIGUSR2, &sa, NULL) == 0;
 	if (ok)
 		self_sig_a(&self_sig);
@@ -540,7 +546,7 @@ static void test_self(void)
 	if (open_live(&t, getpid(), GCSWALK_ATTACH_NONE) != GCSWALK_OK ||
 	    gcswalk_symbolizer_new(&sym, t, NULL) != GCSWALK_OK) {
 		tap_diag("cannot symbolise this process: %s", gcswalk_target_errmsg(t));
-		for (i = 0; i < 4; i++)
+		for (i = 0; i < 5; i++)
 			tap_result(0, "self: (no symboliser)");
 		tap_result(self_deep_ok(), "self: a 2000-deep chain across GCS pages, complete");
 		gcswalk_target_close(t);
@@ -559,6 +565,21 @@ static void test_self(void)
 	tap_result(ok && self_sig.ret == GCSWALK_END && want.s &&
 		   self_text_starts(sym, &self_sig, want.s, "self in a signal handler"),
 		   "self: from a signal handler, across the signal cap");
+	text_free(&want);
+	text_printf(&want, "return self_hnd:%d\nreturn on_usr2:%d\nsigreturn\nsignal-cap\n"
+		    "interrupted-pc self_sig_raise:%d\nreturn self_sig_b:%d\nreturn self_sig_a:%d\n",
+		    self_sig.lines[4], self_sig.lines[1], self_sig.lines[5], self_sig.lines[2],
+		    self_sig.lines[3]);
+	{
+		struct self_rec r2 = self_sig;
+
+		memcpy(r2.frames, self_sig.frames2, sizeof(r2.frames));
+		r2.n = self_sig.n2;
+		r2.ret = self_sig.ret2;
+		tap_result(ok && r2.ret == GCSWALK_END && want.s &&
+			   self_text_starts(sym, &r2, want.s, "self with the signal's ucontext"),
+			   "self: with the handler's ucontext, the interrupted PC too");
+	}
 	text_free(&want);
 	text_printf(&want, "return self_sw_leaf:%d\nreturn self_sw_a:%d\nreturn self_sw_thread:%d\nend\n",
 		    self_sw.lines[0], self_sw.lines[1], self_sw.lines[2]);
@@ -1094,7 +1115,7 @@ int main(int argc, char **argv)
 	}
 	if (!(getauxval(AT_HWCAP) & HWCAP_GCS))
 		tap_skip_all("no HWCAP_GCS: this CPU or kernel has no GCS");
-	tap_plan(25);
+	tap_plan(26);
 	{
 		struct gcswalk_frame f[4];
 		size_t n = 9;

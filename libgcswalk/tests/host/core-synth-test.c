@@ -699,8 +699,12 @@ int main(void)
 		size_t n = 9;
 		int live = gcswalk_target_open_pid(&t, (int)getpid(), GCSWALK_ATTACH_NONE, 0, NULL);
 
+		char uc[4096] = { 0 };
+
 		tap_result(live == GCSWALK_E_UNSUPPORTED && t == NULL &&
-			   gcswalk_self(f, 4, &n) == GCSWALK_E_UNSUPPORTED && n == 0,
+			   gcswalk_self(f, 4, &n) == GCSWALK_E_UNSUPPORTED && n == 0 &&
+			   gcswalk_self_signal(uc, f, 4, &n) == GCSWALK_E_UNSUPPORTED &&
+			   gcswalk_self_signal(NULL, f, 4, &n) == GCSWALK_E_INVALID,
 			   "live and self walks on a host without a back end are UNSUPPORTED");
 	}
 	dir = mkdtemp(tmpl);
