@@ -35,7 +35,7 @@ extern "C" {
 #endif
 
 /* Version of this header (major * 10000 + minor * 100 + patch). */
-#define GCSWALK_VERSION 100
+#define GCSWALK_VERSION 200
 
 /*
  * Statuses. 0 and the positive values are not errors; the negative values
@@ -294,6 +294,54 @@ int gcswalk_target_mapping(const gcswalk_target *target, size_t index,
  */
 int gcswalk_target_read(gcswalk_target *target, uint64_t address, void *buf,
 			size_t size, size_t *got);
+
+/*
+ * Index of the file mapping that contains ADDRESS (a binary search, cheap
+ * enough for every frame of every sample), or GCSWALK_E_NO_SYMBOL when no
+ * file mapping does (anonymous memory, the vDSO, or a file mapped after
+ * the map was last read: see gcswalk_target_refresh()).
+ */
+int gcswalk_target_mapping_find(const gcswalk_target *target, uint64_t address);
+
+/* ---- Sampling a live process again and again ------------------------ */
+
+/* gcswalk_target_refresh() and gcswalk_target_refresh_thread() flags. */
+enum gcswalk_refresh_flags {
+	/* Re-read the memory map (/proc/PID/maps): after mmap, dlopen, ... */
+	GCSWALK_REFRESH_MAPS = 1 << 0,
+	/* Re-read thread names (/proc/PID/task/TID/comm). */
+	GCSWALK_REFRESH_NAMES = 1 << 1,
+};
+
+/*
+ * A sampler that stops a process's threads many times a second (gcsprof
+ * record) keeps one target opened with GCSWALK_ATTACH_STOPPED and
+ * refreshes it for each sample, instead of opening a new one each time,
+ * which would list /proc/PID/task and read every thread's registers and
+ * name and the whole memory map.
+ *
+ * gcswalk_target_refresh_thread(): the caller has stopped thread TID of
+ * the target's process (again): read its registers and GCS state now (two
+ * ptrace requests), and its name too when FLAGS has GCSWALK_REFRESH_NAMES
+ * or the target did not know the thread yet (it is added: threads created
+ * after the open). Returns the thread's index (>= 0), or
+ * GCSWALK_E_THREAD_GONE, GCSWALK_E_NOT_STOPPED (the caller has not
+ * stopped it), GCSWALK_E_NOMEM, GCSWALK_E_INVALID (not a live target
+ * opened with GCSWALK_ATTACH_STOPPED, or TID is not a thread of the
+ * process). Thread indexes stay valid: threads are never removed; a walk
+ * of a thread the caller has since resumed gives GCSWALK_E_NOT_STOPPED.
+ *
+ * gcswalk_target_refresh(): re-read what FLAGS names, for the whole
+ * process: GCSWALK_E_NO_PROCESS when it is gone, GCSWALK_E_NOMEM,
+ * GCSWALK_E_INVALID (not a live target). A walk re-reads the map by itself
+ * when the GCS pointer lies in no known mapping (the GCS of a new thread).
+ *
+ * After either call, strings returned before (mapping paths, thread names)
+ * stay valid until gcswalk_target_close(); mapping indexes may change
+ * with a new map.
+ */
+int gcswalk_target_refresh_thread(gcswalk_target *target, int tid, unsigned flags);
+int gcswalk_target_refresh(gcswalk_target *target, unsigned flags);
 
 /* ---- Walks ---------------------------------------------------------- */
 

@@ -66,6 +66,11 @@ struct gcswalk_target {
 	size_t nthreads, threads_cap;
 	struct gw_mapping *maps;
 	size_t nmaps, maps_cap;
+	int maps_unsorted;      /* some mapping starts before the one above it ends */
+	/* Strings replaced by a refresh, kept until close: callers may
+	 * still hold them (live). */
+	char **retired;
+	size_t nretired, retired_cap;
 	char *errmsg;
 	char *procname;         /* core: from NT_PRPSINFO */
 	/* core */
@@ -92,6 +97,11 @@ GW_HIDDEN struct gw_thread *gw_target_add_thread(struct gcswalk_target *t, pid_t
 GW_HIDDEN int gw_target_add_mapping(struct gcswalk_target *t, uint64_t start, uint64_t end,
 				    uint64_t offset, const char *path, size_t path_len);
 GW_HIDDEN void gw_target_free(struct gcswalk_target *t);
+/* Keep S until the target is freed; 0, or GCSWALK_E_NOMEM (S is leaked). */
+GW_HIDDEN int gw_target_retire(struct gcswalk_target *t, char *s);
+/* The file mapping containing ADDR, or NULL. */
+GW_HIDDEN const struct gw_mapping *gw_target_find_mapping(const struct gcswalk_target *t,
+							  uint64_t addr);
 /* Finish an open call: on success store T in *OUT; on failure hand the
  * detail to *ERRMSG (if not NULL), close T and return STATUS. */
 GW_HIDDEN int gw_target_opened(struct gcswalk_target *t, int status, gcswalk_target **out,

@@ -52,7 +52,8 @@ static int live_read(struct gcswalk_target *t, uint64_t addr, void *buf, size_t 
 	return GCSWALK_OK;
 }
 
-static int live_region(struct gcswalk_target *t, uint64_t addr, uint64_t *lo, uint64_t *hi)
+static int find_segment(const struct gcswalk_target *t, uint64_t addr, uint64_t *lo,
+			uint64_t *hi)
 {
 	size_t i;
 
@@ -60,9 +61,27 @@ static int live_region(struct gcswalk_target *t, uint64_t addr, uint64_t *lo, ui
 		if (addr >= t->segs[i].vaddr && addr - t->segs[i].vaddr < t->segs[i].memsz) {
 			*lo = t->segs[i].vaddr;
 			*hi = t->segs[i].vaddr + t->segs[i].memsz;
-			return GCSWALK_OK;
+			return 1;
 		}
 	}
+	return 0;
+}
+
+static int reread_maps(struct gcswalk_target *t);
+
+/* The mapping holding ADDR; a GCS mapped since the map was read (a new
+ * thread's) makes us read the map again. */
+static int live_region(struct gcswalk_target *t, uint64_t addr, uint64_t *lo, uint64_t *hi)
+{
+	int ret;
+
+	if (find_segment(t, addr, lo, hi))
+		return GCSWALK_OK;
+	ret = reread_maps(t);
+	if (ret < 0)
+		return ret;
+	if (find_segment(t, addr, lo, hi))
+		return GCSWALK_OK;
 	return gw_fail(t, GCSWALK_E_GCS_NOT_DUMPED, "GCS pointer %#llx is in no mapping",
 		       (unsigned long long)addr);
 }
@@ -429,29 +448,47 @@ static int read_maps(struct gcswalk_target *t)
 	return ret;
 }
 
-static int read_thread_state(struct gcswalk_target *t, struct gw_thread *th)
+/* The thread's name from /proc; the old one is retired, not freed. */
+static int read_thread_name(struct gcswalk_target *t, struct gw_thread *th)
 {
 	char path[96], *name, *nl;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)t->pid, (int)th->tid);
 	name = read_small_file(path);
-	if (name) {
-		nl = strchr(name, '\n');
-		if (nl)
-			*nl = '\0';
+	if (!name)
+		return GCSWALK_OK;      /* gone: the walk will say so */
+	nl = strchr(name, '\n');
+	if (nl)
+		*nl = '\0';
+	if (th->name && gw_target_retire(t, th->name) < 0) {
 		th->name = name;
+		return gw_fail(t, GCSWALK_E_NOMEM, "out of memory");
 	}
-	if (t->flags & GCSWALK_ATTACH_NONE)
-		return GCSWALK_OK;
+	th->name = name;
+	return GCSWALK_OK;
+}
+
+/* Registers and GCS state of a thread the caller or we stopped. */
+static void read_thread_regs(struct gw_thread *th)
+{
 	if (gw_arch_ptrace_regs(th->tid, &th->regs) != 0) {
 		th->regs.valid = 0;
 		if (errno == ESRCH)
 			th->stopped = 0;        /* gone, or not stopped by the caller */
-		return GCSWALK_OK;
+		return;
 	}
 	th->stopped = 1;
-	if (gw_arch_ptrace_gcs(th->tid, &th->gcs) == 0)
-		th->have_gcs = 1;
+	th->have_gcs = gw_arch_ptrace_gcs(th->tid, &th->gcs) == 0;
+}
+
+static int read_thread_state(struct gcswalk_target *t, struct gw_thread *th)
+{
+	int ret = read_thread_name(t, th);
+
+	if (ret < 0)
+		return ret;
+	if (!(t->flags & GCSWALK_ATTACH_NONE))
+		read_thread_regs(th);
 	return GCSWALK_OK;
 }
 
@@ -517,4 +554,122 @@ int gcswalk_target_open_pid(gcswalk_target **out, int pid, unsigned flags, unsig
 						   "no live back end for this host's architecture"),
 					out, errmsg);
 	return gw_target_opened(t, open_live(t, timeout_ms), out, errmsg);
+}
+
+/* ---- Refreshing a target for another sample ------------------------- */
+
+/*
+ * Read the map again. The new mappings replace the old ones, but a
+ * mapping of a path that is still mapped keeps its old string (callers may
+ * hold it); strings of paths no longer mapped are retired. On failure the
+ * old map stays.
+ */
+static int reread_maps(struct gcswalk_target *t)
+{
+	struct gw_mapping *old = t->maps;
+	struct gw_segment *old_segs = t->segs;
+	size_t nold = t->nmaps, old_cap = t->maps_cap, nold_segs = t->nsegs, i, k, next = 0;
+	int old_unsorted = t->maps_unsorted, ret;
+
+	t->maps = NULL;
+	t->nmaps = t->maps_cap = 0;
+	t->maps_unsorted = 0;
+	t->segs = NULL;
+	t->nsegs = 0;
+	ret = read_maps(t);
+	if (ret < 0) {
+		for (i = 0; i < t->nmaps; i++)
+			free(t->maps[i].path);
+		free(t->maps);
+		free(t->segs);
+		t->maps = old;
+		t->nmaps = nold;
+		t->maps_cap = old_cap;
+		t->maps_unsorted = old_unsorted;
+		t->segs = old_segs;
+		t->nsegs = nold_segs;
+		return ret;
+	}
+	/* Both maps are in address order and mostly alike: search from
+	 * where the last match was. */
+	for (i = 0; i < t->nmaps && nold; i++) {
+		for (k = 0; k < nold; k++) {
+			struct gw_mapping *o = &old[(next + k) % nold];
+
+			if (o->path && strcmp(o->path, t->maps[i].path) == 0) {
+				free(t->maps[i].path);
+				t->maps[i].path = o->path;
+				o->path = NULL;
+				next = (next + k + 1) % nold;
+				break;
+			}
+		}
+	}
+	for (i = 0; i < nold; i++)
+		if (old[i].path && gw_target_retire(t, old[i].path) < 0)
+			ret = gw_fail(t, GCSWALK_E_NOMEM, "out of memory");
+	free(old);
+	free(old_segs);
+	return ret;
+}
+
+static int refreshable(struct gcswalk_target *t)
+{
+	return t && t->live && (t->flags & GCSWALK_ATTACH_STOPPED);
+}
+
+int gcswalk_target_refresh_thread(gcswalk_target *t, int tid, unsigned flags)
+{
+	struct gw_thread *th;
+	char path[64];
+	size_t index;
+	int ret, fresh = 0;
+
+	if (!refreshable(t) || tid <= 0 ||
+	    (flags & ~(unsigned)(GCSWALK_REFRESH_MAPS | GCSWALK_REFRESH_NAMES)))
+		return GCSWALK_E_INVALID;
+	gw_clear_error(t);
+	th = find_thread(t, tid);
+	if (!th) {
+		snprintf(path, sizeof(path), "/proc/%d/task/%d", (int)t->pid, tid);
+		if (access(path, F_OK) != 0)
+			return gw_fail(t, errno == ENOENT ? GCSWALK_E_INVALID : GCSWALK_E_SYSTEM,
+				       "%d is not a thread of process %d", tid, (int)t->pid);
+		th = gw_target_add_thread(t, tid);
+		if (!th)
+			return gw_fail(t, GCSWALK_E_NOMEM, "out of memory");
+		fresh = 1;
+	}
+	index = (size_t)(th - t->threads);
+	if (fresh || (flags & GCSWALK_REFRESH_NAMES)) {
+		ret = read_thread_name(t, th);
+		if (ret < 0)
+			return ret;
+	}
+	if (flags & GCSWALK_REFRESH_MAPS) {
+		ret = reread_maps(t);
+		if (ret < 0)
+			return ret;
+	}
+	read_thread_regs(th);
+	if (!th->stopped)
+		return gw_fail(t, thread_alive(th->tid) ? GCSWALK_E_NOT_STOPPED :
+				  GCSWALK_E_THREAD_GONE,
+			       "thread %d is not ptrace-stopped", (int)th->tid);
+	return index > INT32_MAX ? GCSWALK_E_INVALID : (int)index;
+}
+
+int gcswalk_target_refresh(gcswalk_target *t, unsigned flags)
+{
+	size_t i;
+	int ret = GCSWALK_OK;
+
+	if (!t || !t->live || (flags & ~(unsigned)(GCSWALK_REFRESH_MAPS | GCSWALK_REFRESH_NAMES)))
+		return GCSWALK_E_INVALID;
+	gw_clear_error(t);
+	if (flags & GCSWALK_REFRESH_MAPS)
+		ret = reread_maps(t);
+	for (i = 0; i < t->nthreads && ret >= 0 && (flags & GCSWALK_REFRESH_NAMES); i++)
+		ret = read_thread_name(t, &t->threads[i]);
+	return ret;
 }

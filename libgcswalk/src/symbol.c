@@ -363,16 +363,6 @@ nomem:
 	return -1;
 }
 
-static const struct gw_mapping *mapping_of(const struct gcswalk_target *t, uint64_t addr)
-{
-	size_t i;
-
-	for (i = 0; i < t->nmaps; i++)
-		if (addr >= t->maps[i].start && addr < t->maps[i].end)
-			return &t->maps[i];
-	return NULL;
-}
-
 int gcswalk_symbolize(gcswalk_symbolizer *s, uint64_t address, int return_address,
 		      const struct gcswalk_location **location)
 {
@@ -404,7 +394,7 @@ int gcswalk_symbolize(gcswalk_symbolizer *s, uint64_t address, int return_addres
 	 * something else (the vDSO, another library) may be mapped: only a
 	 * mapping of the module's own file counts. */
 	if (mod) {
-		const struct gw_mapping *m = mapping_of(s->t, lookup);
+		const struct gw_mapping *m = gw_target_find_mapping(s->t, lookup);
 		const char *name = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
 
 		if (!m || !name || strcmp(m->path, name) != 0)
@@ -431,7 +421,7 @@ int gcswalk_symbolize(gcswalk_symbolizer *s, uint64_t address, int return_addres
 		}
 		e->status = GCSWALK_OK;
 	} else {
-		const struct gw_mapping *m = mapping_of(s->t, lookup);
+		const struct gw_mapping *m = gw_target_find_mapping(s->t, lookup);
 
 		/* Known mapping, file not available: the module, no symbols. */
 		e->loc.module = m ? m->path : NULL;

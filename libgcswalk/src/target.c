@@ -65,6 +65,8 @@ int gw_target_add_mapping(struct gcswalk_target *t, uint64_t start, uint64_t end
 		return GCSWALK_E_NOMEM;
 	memcpy(p, path, path_len);
 	p[path_len] = '\0';
+	if (t->nmaps && start < t->maps[t->nmaps - 1].end)
+		t->maps_unsorted = 1;
 	n = &t->maps[t->nmaps++];
 	n->start = start;
 	n->end = end;
@@ -85,10 +87,50 @@ void gw_target_free(struct gcswalk_target *t)
 	for (i = 0; i < t->nmaps; i++)
 		free(t->maps[i].path);
 	free(t->maps);
+	for (i = 0; i < t->nretired; i++)
+		free(t->retired[i]);
+	free(t->retired);
 	free(t->segs);
 	free(t->procname);
 	free(t->errmsg);
 	free(t);
+}
+
+int gw_target_retire(struct gcswalk_target *t, char *s)
+{
+	char **n;
+
+	if (!s)
+		return GCSWALK_OK;
+	n = grow(t->retired, t->nretired, &t->retired_cap, sizeof(*n));
+	if (!n)
+		return GCSWALK_E_NOMEM; /* S leaks: the caller may still hold it */
+	t->retired = n;
+	t->retired[t->nretired++] = s;
+	return GCSWALK_OK;
+}
+
+const struct gw_mapping *gw_target_find_mapping(const struct gcswalk_target *t, uint64_t addr)
+{
+	size_t lo = 0, hi = t->nmaps, i;
+
+	if (t->maps_unsorted) {
+		for (i = 0; i < t->nmaps; i++)
+			if (addr >= t->maps[i].start && addr < t->maps[i].end)
+				return &t->maps[i];
+		return NULL;
+	}
+	/* Sorted and disjoint: the last mapping starting at or below ADDR. */
+	while (lo < hi) {
+		i = lo + (hi - lo) / 2;
+		if (t->maps[i].start <= addr)
+			lo = i + 1;
+		else
+			hi = i;
+	}
+	if (lo && addr < t->maps[lo - 1].end)
+		return &t->maps[lo - 1];
+	return NULL;
 }
 
 int gw_target_opened(struct gcswalk_target *t, int status, gcswalk_target **out, char **errmsg)
@@ -170,6 +212,18 @@ int gcswalk_target_mapping(const gcswalk_target *t, size_t index, struct gcswalk
 	m->offset = t->maps[index].offset;
 	m->path = t->maps[index].path;
 	return GCSWALK_OK;
+}
+
+int gcswalk_target_mapping_find(const gcswalk_target *t, uint64_t address)
+{
+	const struct gw_mapping *m;
+
+	if (!t)
+		return GCSWALK_E_INVALID;
+	m = gw_target_find_mapping(t, address);
+	if (!m || m - t->maps > INT32_MAX)
+		return GCSWALK_E_NO_SYMBOL;
+	return (int)(m - t->maps);
 }
 
 int gcswalk_target_read(gcswalk_target *t, uint64_t address, void *buf, size_t size, size_t *got)

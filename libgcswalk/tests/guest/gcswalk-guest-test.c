@@ -822,6 +822,96 @@ static void __attribute__((noreturn)) core_for_host(const char *share)
 	tap_finish();
 }
 
+/* gcswalk_target_mapping_find() agrees with the mapping list. */
+static int mapping_find_ok(gcswalk_target *t)
+{
+	size_t i, n = gcswalk_target_mapping_count(t);
+	int ok = n > 0 && gcswalk_target_mapping_find(t, 0) == GCSWALK_E_NO_SYMBOL;
+
+	for (i = 0; i < n && ok; i++) {
+		struct gcswalk_mapping m;
+
+		ok = gcswalk_target_mapping(t, i, &m) == GCSWALK_OK &&
+		     gcswalk_target_mapping_find(t, m.start) == (int)i &&
+		     gcswalk_target_mapping_find(t, m.end - 1) == (int)i;
+		if (!ok)
+			tap_diag("mapping %zu [%#llx, %#llx) %s not found by address", i,
+				 (unsigned long long)m.start, (unsigned long long)m.end, m.path);
+	}
+	return ok;
+}
+
+/*
+ * A sampler's loop on one target: the caller resumes the threads it holds
+ * (PROBE lists them), stops them again, refreshes each, and the chains are
+ * the same; a thread resumed and not stopped again is NOT_STOPPED, and
+ * strings from before a refresh of the map and the names stay valid.
+ */
+static int resample_ok(gcswalk_target *t, gcswalk_target *probe, const char *expect)
+{
+	struct gcswalk_thread_info info;
+	struct gcswalk_mapping m0;
+	gcswalk_symbolizer *sym = NULL;
+	gcswalk_walk *w = NULL;
+	const char *name0;
+	char *path_copy, *name_copy;
+	size_t k, n = gcswalk_target_thread_count(probe);
+	int round, ok = 1, s, idx;
+
+	if (gcswalk_target_mapping(t, 0, &m0) != GCSWALK_OK ||
+	    gcswalk_target_thread(t, 0, &info) != GCSWALK_OK || !info.name)
+		return 0;
+	name0 = info.name;
+	path_copy = strdup(m0.path);
+	name_copy = strdup(name0);
+	for (round = 0; round < 3 && ok; round++) {
+		for (k = 0; k < n; k++) {
+			if (gcswalk_target_thread(probe, k, &info) != GCSWALK_OK ||
+			    ptrace(PTRACE_CONT, info.tid, NULL, NULL) != 0)
+				ok = 0;
+		}
+		usleep(20000);
+		if (round == 0 && gcswalk_target_thread(probe, 1, &info) == GCSWALK_OK) {
+			idx = gcswalk_target_refresh_thread(t, info.tid, 0);
+			if (idx != GCSWALK_E_NOT_STOPPED) {
+				tap_diag("refresh of a running thread: %d, expected NOT_STOPPED", idx);
+				ok = 0;
+			}
+		}
+		for (k = 0; k < n; k++) {
+			if (gcswalk_target_thread(probe, k, &info) != GCSWALK_OK ||
+			    ptrace(PTRACE_INTERRUPT, info.tid, NULL, NULL) != 0 ||
+			    waitpid(info.tid, &s, __WALL) != info.tid || !WIFSTOPPED(s)) {
+				ok = 0;
+				continue;
+			}
+			idx = gcswalk_target_refresh_thread(t, info.tid,
+							    round == 1 ? GCSWALK_REFRESH_NAMES : 0);
+			if (idx != gcswalk_target_thread_index(t, info.tid)) {
+				tap_diag("refresh of thread %d: %d (%s)", info.tid, idx,
+					 gcswalk_target_errmsg(t));
+				ok = 0;
+			}
+		}
+		if (round == 2 && gcswalk_target_refresh(t, GCSWALK_REFRESH_MAPS) != GCSWALK_OK)
+			ok = 0;
+		ok = ok && gcswalk_symbolizer_new(&sym, t, NULL) == GCSWALK_OK &&
+		     chains_match(t, sym, expect, TARGET_NAME, "live, refreshed");
+		gcswalk_symbolizer_free(sym);
+		sym = NULL;
+	}
+	/* Thread 0 of the probe was refreshed; the target still counts six. */
+	ok = ok && gcswalk_target_thread_count(t) == n &&
+	     gcswalk_walk_begin(&w, t, 0, NULL) == GCSWALK_OK;
+	gcswalk_walk_free(w);
+	ok = ok && path_copy && name_copy && strcmp(m0.path, path_copy) == 0 &&
+	     strcmp(name0, name_copy) == 0 &&
+	     gcswalk_target_refresh_thread(t, 1, 0) == GCSWALK_E_INVALID;
+	free(path_copy);
+	free(name_copy);
+	return ok;
+}
+
 static void test_live_and_core(void)
 {
 	char dir[] = "/tmp/gcswalk-test.XXXXXX";
@@ -888,6 +978,9 @@ static void test_live_and_core(void)
 		tap_result(ok, "live: threads the caller stopped are walked as they are");
 		gcswalk_symbolizer_free(sym);
 		sym = NULL;
+		tap_result(ok && mapping_find_ok(t), "live: mapping_find finds every mapping, only them");
+		tap_result(ok && resample_ok(t, probe, c.expect),
+			   "live: the same target, refreshed, samples the threads stopped again");
 		gcswalk_target_close(t);
 		t = NULL;
 		for (k = 0; probe && k < gcswalk_target_thread_count(probe); k++) {
@@ -1115,7 +1208,7 @@ int main(int argc, char **argv)
 	}
 	if (!(getauxval(AT_HWCAP) & HWCAP_GCS))
 		tap_skip_all("no HWCAP_GCS: this CPU or kernel has no GCS");
-	tap_plan(26);
+	tap_plan(28);
 	{
 		struct gcswalk_frame f[4];
 		size_t n = 9;
