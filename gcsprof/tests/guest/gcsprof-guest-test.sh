@@ -117,7 +117,22 @@ t_signals() {
 	status_is 0 "the profile of a killed command is complete" gcsprof report signals2.data -o /dev/null
 	GLIBC_TUNABLES=$GCS3 status_is 3 "a user's GLIBC_TUNABLES is kept" \
 		gcsprof record -q -o signals3.data -- $T/gcsprof-signals
-	status_is 0 "forked child sampled too" gcsprof report signals3.data -f folded -o signals3.folded
+	# The forked child (its own process, named forked-child) is sampled
+	# too, with chains from its main into child_work.
+	status_is 0 "report of a command that forks" \
+		gcsprof report signals3.data --per-thread -o signals3.txt
+	grep '^## thread' signals3.txt | show
+	parent=$(sed -n 's/^## thread \([0-9]*\) (gcsprof-signals) of process \1:.*/\1/p' signals3.txt)
+	child=$(sed -n 's/^## thread [0-9]* (forked-child) of process \([0-9]*\): \([0-9]*\) samples/\1 \2/p' \
+		signals3.txt)
+	set -- $child
+	check "the forked child is in the report as a process of its own (${1:-none} vs ${parent:-none})" \
+		[ -n "${1:-}" -a -n "$parent" -a "${1:-0}" != "$parent" ]
+	check "with samples (${2:-0})" [ "${2:-0}" -ge 5 ]
+	status_is 0 "folded --per-thread" \
+		gcsprof report signals3.data --per-thread -f folded -o signals3.folded
+	check "the child's chains run from main into child_work" \
+		grep -qE '^forked-child;(.*;)?main;child_work( |;)' signals3.folded
 	# A signal to gcsprof alone ends the recording and reaches the command.
 	# (SIGTERM: a background job of a script ignores SIGINT, and so would
 	# the command, as it would without gcsprof.)

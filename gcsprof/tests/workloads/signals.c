@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * Signals under the recorder: sends itself SIGUSR1 ten times while busy
- * and counts the handler's runs, forks a child and reaps it, then exits
- * with status 3 if everything arrived (1 if not), or, with the argument
- * "kill", dies of SIGTERM. Usage: gcsprof-signals [kill]
+ * and counts the handler's runs, forks a child named "forked-child" that
+ * burns a second in child_work() (its samples must be in the profile) and
+ * reaps it, then exits with status 3 if everything arrived (1 if not), or,
+ * with the argument "kill", dies of SIGTERM. Usage: gcsprof-signals [kill]
  */
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,6 +22,15 @@ static void on_usr1(int sig)
 {
 	(void)sig;
 	got++;
+}
+
+/* The forked child's work: a second of CPU in a function of its own. */
+NOINLINE void child_work(void)
+{
+	double end = seconds_now() + 1.0;
+
+	while (seconds_now() < end)
+		sink += spin(1);
 }
 
 int main(int argc, char **argv)
@@ -41,7 +52,10 @@ int main(int argc, char **argv)
 	if (child < 0)
 		return 1;
 	if (child == 0) {
-		sink += spin(5);
+		if (prctl(PR_SET_NAME, "forked-child") != 0)
+			_exit(1);
+		child_work();
+		KEEP_FRAME();
 		_exit(7);
 	}
 	if (waitpid(child, &st, 0) != child || !WIFEXITED(st) || WEXITSTATUS(st) != 7) {

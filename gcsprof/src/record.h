@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gcsprof record's parts: the recorder's state (record_state.c), the
+ * ptrace plumbing that keeps the target behaving as untraced
+ * (record_trace.c), starting and attaching (record_start.c), and taking
+ * samples through libgcswalk (record_sample.c). record.c is the command.
+ */
+#ifndef GCSPROF_RECORD_H
+#define GCSPROF_RECORD_H
+
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/ptrace.h>
+#include <sys/types.h>
+
+#include <gcswalk.h>
+
+#include "gcsprof.h"
+#include "profile.h"
+
+struct record_opts {
+	unsigned hz;
+	const char *output;
+	int wall;
+	const char *pid;
+	const char *fallback;     /* "none", "fp", "cfi" */
+	const char *gcs_tunable;  /* value for glibc.cpu.aarch64_gcs */
+	int quiet;
+};
+
+struct thread {
+	pid_t tid, pid;           /* pid: its thread group */
+	int gone;
+	int stopped;              /* in a ptrace-stop we hold for a sample */
+	int want;                 /* wanted in the current sample */
+	int group_stop;           /* in a group-stop (PTRACE_LISTEN) */
+	int pending_sig;          /* to deliver when resumed */
+	char state;
+	int stat_fd;              /* /proc/TID/stat kept open (-1: none), read with pread */
+	uint64_t name_ns;         /* when libgcswalk last read its name */
+};
+
+struct process {
+	pid_t pid;
+	unsigned asid;
+	int nogcs_seen;           /* a walk found GCS off (ld.so runs before it is on) */
+	int gcs_seen;             /* a walk found GCS on */
+	int nogcs_why;
+	char *name;
+	int gone;
+	/* Opened at its first sample and refreshed for the next ones: the
+	 * map is read again only when a chain has an address in no known
+	 * file (a library loaded since). Closed at exec and exit. */
+	gcswalk_target *target;
+	uint64_t maps_ns;         /* when its map was last read */
+	/* Pages still in no file after the last read of the map (the vDSO,
+	 * anonymous code): they do not make us read it again. */
+	uint64_t unknown_pages[16];
+};
+
+/* A mapping already in the file, per address space. */
+struct seen_mapping {
+	unsigned asid;
+	uint64_t start, end, offset;
+	char *path;
+};
+
+struct recorder {
+	const struct record_opts *o;
+	FILE *out;
+	const char *out_path;
+	int write_failed;
+	struct thread *threads;
+	size_t nthreads, threads_cap;
+	struct process *procs;
+	size_t nprocs, procs_cap;
+	struct seen_mapping *seen;
+	size_t nseen, seen_cap;
+	unsigned next_asid;
+	struct gp_count lost[6];
+	uint64_t nsamples;
+	uint64_t start_ns;
+	pid_t child;              /* launched command, 0 with -p */
+	int child_status;         /* wait status, valid when child_done */
+	int child_done;
+	int exec_seen;
+	int exec_err_fd;
+	sigset_t sigs;
+	int tty;
+	uint64_t last_status_ns;
+	struct gp_frame *frames;
+	size_t frames_cap;
+	uint64_t rng;             /* xorshift state for the tick jitter */
+	int stop_from_process;    /* the stop signal was sent by a process, not the tty */
+};
+
+enum { LOST_NO_GCS, LOST_GONE, LOST_TIMEOUT, LOST_WALK, LOST_STOPPED, LOST_NLOST };
+
+extern const char *const rec_lost_names[LOST_NLOST];
+
+/* Every thread is seized with these: threads and processes it creates are
+ * traced too, and an exec is seen. */
+#define TRACE_OPTIONS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | \
+		       PTRACE_O_TRACEEXEC)
+
+
+/* record_state.c: threads and processes, /proc fields */
+uint64_t rec_now_ns(void);
+struct thread *rec_find_thread(struct recorder *r, pid_t tid);
+struct process *rec_find_process(struct recorder *r, pid_t pid);
+struct process *rec_add_process(struct recorder *r, pid_t pid);
+long rec_status_field(pid_t tid, const char *name);
+pid_t rec_tgid_of(pid_t tid);
+struct thread *rec_add_thread(struct recorder *r, pid_t tid, pid_t pid);
+size_t rec_live_threads(const struct recorder *r);
+char rec_thread_state(struct thread *t);
+/* Release what a gone thread or process holds (fds, libgcswalk target). */
+void rec_thread_release(struct thread *t);
+void rec_process_release(struct process *p);
+
+/* record_trace.c: ptrace events, waiting, detaching */
+void rec_resume(struct thread *t);
+int rec_drain_events(struct recorder *r);
+int rec_wait_signal(struct recorder *r, uint64_t ns, int *stop_sig);
+int rec_wait_wanted(struct recorder *r, int *stop_sig);
+void rec_detach_all(struct recorder *r);
+
+/* record_start.c: launching a command, attaching to a process */
+int rec_attach_pid(struct recorder *r, pid_t pid);
+int rec_check_target_gcs(struct recorder *r, pid_t pid);
+int rec_launch(struct recorder *r, char **argv, const sigset_t *old_mask);
+
+/* record_sample.c: the samples and the mappings they need */
+int rec_write_failed(struct recorder *r);
+void rec_report_no_gcs(const struct recorder *r);
+int rec_sample_round(struct recorder *r, int *stop_sig);
+
+#endif

@@ -1,0 +1,406 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gcsprof record: taking samples through libgcswalk, and writing the
+ * mappings (with build-ids) that the samples need.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <unistd.h>
+
+#include "record.h"
+
+/* ---- Mappings and build-ids ---------------------------------------- */
+
+/* The GNU build-id of ELF file PATH into a malloc'd array; 0 if none. */
+static size_t read_build_id(const char *path, unsigned char **out)
+{
+	size_t nph = 0, i, size = 0;
+	Elf *elf;
+	int fd;
+
+	*out = NULL;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF && elf_getphdrnum(elf, &nph) == 0) {
+		for (i = 0; i < nph && !*out; i++) {
+			GElf_Phdr ph;
+			Elf_Data *d;
+			GElf_Nhdr nh;
+			size_t off = 0, name_off, desc_off;
+
+			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_NOTE)
+				continue;
+			d = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz,
+						 ELF_T_NHDR);
+			while (d && (off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+				if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+				    memcmp((char *)d->d_buf + name_off, "GNU", 4) == 0 &&
+				    nh.n_descsz > 0 && nh.n_descsz <= 64) {
+					*out = malloc(nh.n_descsz);
+					if (*out) {
+						memcpy(*out, (char *)d->d_buf + desc_off, nh.n_descsz);
+						size = nh.n_descsz;
+					}
+					break;
+				}
+			}
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	return size;
+}
+
+int rec_write_failed(struct recorder *r)
+{
+	if (!r->write_failed)
+		gp_error(GP_EXIT_OUTPUT, "cannot write %s: %s", r->out_path, strerror(errno));
+	r->write_failed = 1;
+	return -1;
+}
+
+/* Write the mappings of TARGET (address space ASID) not written yet. */
+static int note_mappings(struct recorder *r, gcswalk_target *target, unsigned asid, pid_t pid)
+{
+	size_t i, j, n = gcswalk_target_mapping_count(target);
+
+	for (i = 0; i < n; i++) {
+		struct gcswalk_mapping m;
+		struct gp_rmapping rm;
+		struct seen_mapping *s;
+		int known = 0;
+		char root_path[PATH_MAX + 64];
+
+		if (gcswalk_target_mapping(target, i, &m) != GCSWALK_OK || !m.path)
+			continue;
+		for (j = 0; j < r->nseen && !known; j++)
+			known = r->seen[j].asid == asid && r->seen[j].start == m.start &&
+				r->seen[j].end == m.end && r->seen[j].offset == m.offset &&
+				strcmp(r->seen[j].path, m.path) == 0;
+		if (known)
+			continue;
+		s = gp_grow(r->seen, &r->seen_cap, r->nseen + 1, sizeof(*s));
+		if (!s)
+			return gp_error(GP_EXIT_SYSTEM, "out of memory");
+		r->seen = s;
+		s = &r->seen[r->nseen];
+		s->path = strdup(m.path);
+		if (!s->path)
+			return gp_error(GP_EXIT_SYSTEM, "out of memory");
+		s->asid = asid;
+		s->start = m.start;
+		s->end = m.end;
+		s->offset = m.offset;
+		r->nseen++;
+		memset(&rm, 0, sizeof(rm));
+		rm.asid = asid;
+		rm.pid = pid;
+		rm.start = m.start;
+		rm.end = m.end;
+		rm.offset = m.offset;
+		rm.path = s->path;
+		/* The file as the target sees it (its mount namespace). */
+		if (strlen(m.path) < PATH_MAX) {
+			snprintf(root_path, sizeof(root_path), "/proc/%d/root%s", (int)pid, m.path);
+			rm.build_id_size = read_build_id(root_path, &rm.build_id);
+		}
+		if (gp_profile_write_mapping(r->out, &rm) != 0) {
+			free(rm.build_id);
+			return rec_write_failed(r), GP_EXIT_OUTPUT;
+		}
+		free(rm.build_id);
+	}
+	return 0;
+}
+
+/* ---- Sampling ------------------------------------------------------- */
+
+static char frame_kind(const struct gcswalk_frame *f)
+{
+	switch (f->kind) {
+	case GCSWALK_FRAME_PC:
+		return GP_FRAME_PC;
+	case GCSWALK_FRAME_RETURN:
+		return f->source == GCSWALK_SOURCE_GCS ? GP_FRAME_RETURN : GP_FRAME_FALLBACK;
+	case GCSWALK_FRAME_SIGRETURN:
+		return GP_FRAME_SIGRETURN;
+	default:
+		return 0;      /* caps, terminator, unreadable, invalid: not code */
+	}
+}
+
+/* A walk found GCS off in P. Reported at the end, for processes that never
+ * turned it on: every process starts without it while ld.so runs. */
+static void note_no_gcs(struct process *p, const char *name, int why)
+{
+	p->nogcs_seen = 1;
+	p->nogcs_why = why;
+	if (!p->name && name)
+		p->name = strdup(name);
+}
+
+void rec_report_no_gcs(const struct recorder *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nprocs; i++) {
+		const struct process *p = &r->procs[i];
+
+		if (!p->nogcs_seen || p->gcs_seen)
+			continue;
+		if (strcmp(r->o->fallback, "none") != 0)
+			gp_warn("process %d (%s) ran without GCS (%s): sampled with the %s fallback "
+				"unwinder, chains labelled as such", (int)p->pid,
+				p->name ? p->name : "?", gcswalk_strerror(p->nogcs_why),
+				r->o->fallback);
+		else
+			gp_warn("process %d (%s) ran without GCS (%s): its samples were skipped; run "
+				"it with GLIBC_TUNABLES=glibc.cpu.aarch64_gcs=3 (or build it with GCS "
+				"marking), or use --fallback fp", (int)p->pid, p->name ? p->name : "?",
+				gcswalk_strerror(p->nogcs_why));
+	}
+}
+
+/* How often a thread's name is read again (names change with
+ * pthread_setname_np and PR_SET_NAME, which no ptrace event reports), and
+ * how often at most a process's map is read again. */
+#define NAME_PERIOD_NS 100000000u
+#define MAPS_PERIOD_NS 100000000u
+
+static int page_known_unmapped(const struct process *p, uint64_t page)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(p->unknown_pages) / sizeof(p->unknown_pages[0]); i++)
+		if (p->unknown_pages[i] == page + 1)
+			return 1;
+	return 0;
+}
+
+/* Does a code address of the sample lie in no file we know, and not in a
+ * page we know is in none? Then a library was probably loaded since the
+ * map was read. */
+static int has_unknown_address(const struct process *p, const struct gp_frame *frames, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (gcswalk_target_mapping_find(p->target, frames[i].address) < 0 &&
+		    !page_known_unmapped(p, frames[i].address >> 12))
+			return 1;
+	return 0;
+}
+
+/*
+ * Read P's map again (at most every MAPS_PERIOD_NS) and write its new
+ * mappings. The pages of FRAMES still in no file are remembered, so that
+ * the vDSO or anonymous code does not make us read it at every sample.
+ */
+static int refresh_maps(struct recorder *r, struct process *p, const struct gp_frame *frames,
+			size_t n, uint64_t now)
+{
+	size_t i, k = 0, slots = sizeof(p->unknown_pages) / sizeof(p->unknown_pages[0]);
+
+	if (now - p->maps_ns < MAPS_PERIOD_NS)
+		return 0;
+	p->maps_ns = now;
+	if (gcswalk_target_refresh(p->target, GCSWALK_REFRESH_MAPS) != GCSWALK_OK)
+		return 0;       /* gone: the next sample says so */
+	memset(p->unknown_pages, 0, sizeof(p->unknown_pages));
+	for (i = 0; i < n && k < slots; i++) {
+		uint64_t page = frames[i].address >> 12;
+
+		if (gcswalk_target_mapping_find(p->target, frames[i].address) < 0 &&
+		    !page_known_unmapped(p, page))
+			p->unknown_pages[k++] = page + 1;
+	}
+	return note_mappings(r, p->target, p->asid, p->pid);
+}
+
+/* Sample one stopped thread of P. */
+static int sample_thread(struct recorder *r, struct process *p, struct thread *t,
+			 uint64_t time_ns)
+{
+	struct gcswalk_walk_options wo = GCSWALK_WALK_OPTIONS_INIT;
+	struct gcswalk_thread_info info;
+	struct gcswalk_symbolizer *sym = NULL;
+	struct gcswalk_frame f;
+	struct gp_rsample s;
+	gcswalk_walk *walk = NULL;
+	uint64_t now = rec_now_ns();
+	size_t n = 0;
+	unsigned names = now - t->name_ns >= NAME_PERIOD_NS ? GCSWALK_REFRESH_NAMES : 0;
+	int idx, ret, fallback = 0;
+
+	idx = gcswalk_target_refresh_thread(p->target, t->tid, names);
+	if (idx < 0 || gcswalk_target_thread(p->target, (size_t)idx, &info) != GCSWALK_OK) {
+		r->lost[LOST_GONE].count++;
+		return 0;
+	}
+	if (names)
+		t->name_ns = now;
+	ret = gcswalk_walk_begin(&walk, p->target, (size_t)idx, &wo);
+	if (ret == GCSWALK_E_GCS_DISABLED || ret == GCSWALK_E_NO_GCS_CPU) {
+		note_no_gcs(p, info.name, ret);
+		if (strcmp(r->o->fallback, "none") == 0) {
+			r->lost[LOST_NO_GCS].count++;
+			return 0;
+		}
+		wo.method = strcmp(r->o->fallback, "fp") == 0 ? GCSWALK_METHOD_FP : GCSWALK_METHOD_CFI;
+		if (wo.method == GCSWALK_METHOD_CFI &&
+		    gcswalk_symbolizer_new(&sym, p->target, NULL) != GCSWALK_OK) {
+			r->lost[LOST_WALK].count++;
+			return 0;
+		}
+		wo.symbolizer = sym;
+		fallback = 1;
+		ret = gcswalk_walk_begin(&walk, p->target, (size_t)idx, &wo);
+	}
+	if (ret < 0) {
+		r->lost[ret == GCSWALK_E_THREAD_GONE ? LOST_GONE : LOST_WALK].count++;
+		gcswalk_symbolizer_free(sym);
+		return 0;
+	}
+	if (!fallback)
+		p->gcs_seen = 1;
+	while (gcswalk_walk_next(walk, &f) == GCSWALK_OK) {
+		char kind = frame_kind(&f);
+		struct gp_frame *nf;
+
+		if (!kind)
+			continue;
+		nf = gp_grow(r->frames, &r->frames_cap, n + 1, sizeof(*nf));
+		if (!nf) {
+			gcswalk_walk_free(walk);
+			gcswalk_symbolizer_free(sym);
+			return gp_error(GP_EXIT_SYSTEM, "out of memory");
+		}
+		r->frames = nf;
+		r->frames[n].address = f.address;
+		r->frames[n].kind = kind;
+		n++;
+	}
+	gcswalk_walk_free(walk);
+	gcswalk_symbolizer_free(sym);
+	/* The mappings a sample needs are written before it. */
+	if (has_unknown_address(p, r->frames, n)) {
+		ret = refresh_maps(r, p, r->frames, n, now);
+		if (ret)
+			return ret;
+	}
+	memset(&s, 0, sizeof(s));
+	s.time_ns = time_ns;
+	s.pid = p->pid;
+	s.tid = t->tid;
+	s.state = t->state ? t->state : '?';
+	s.asid = p->asid;
+	s.thread = (char *)(info.name ? info.name : "");
+	s.nframes = n;
+	s.fallback = fallback;
+	if (gp_profile_write_sample(r->out, &s, r->frames) != 0)
+		return rec_write_failed(r), GP_EXIT_OUTPUT;
+	r->nsamples++;
+	return 0;
+}
+
+/* The stopped threads of P: its target is opened at its first sample
+ * (reading its whole map) and refreshed for the next ones. */
+static int sample_process(struct recorder *r, struct process *p, uint64_t time_ns)
+{
+	char *msg = NULL;
+	size_t i;
+	int ret = 0;
+
+	if (!p->target) {
+		ret = gcswalk_target_open_pid(&p->target, p->pid, GCSWALK_ATTACH_STOPPED, 0, &msg);
+		free(msg);
+		if (ret < 0) {
+			for (i = 0; i < r->nthreads; i++)
+				if (r->threads[i].want && r->threads[i].stopped &&
+				    r->threads[i].pid == p->pid)
+					r->lost[LOST_GONE].count++;
+			return 0;
+		}
+		p->maps_ns = rec_now_ns();
+		memset(p->unknown_pages, 0, sizeof(p->unknown_pages));
+		ret = note_mappings(r, p->target, p->asid, p->pid);
+	}
+	for (i = 0; i < r->nthreads && ret == 0; i++) {
+		struct thread *t = &r->threads[i];
+
+		if (t->want && t->stopped && !t->gone && t->pid == p->pid)
+			ret = sample_thread(r, p, t, time_ns);
+	}
+	return ret;
+}
+
+int rec_sample_round(struct recorder *r, int *stop_sig)
+{
+	uint64_t time_ns = rec_now_ns() - r->start_ns;
+	size_t i;
+	int ret = 0, any = 0;
+
+	for (i = 0; i < r->nthreads; i++) {
+		struct thread *t = &r->threads[i];
+
+		if (t->gone) {
+			rec_thread_release(t);
+			continue;
+		}
+		if (t->group_stop) {
+			if (r->o->wall)
+				r->lost[LOST_STOPPED].count++;
+			continue;
+		}
+		t->state = rec_thread_state(t);
+		if (t->state == 0) {
+			t->gone = 1;     /* its exit status comes later */
+			continue;
+		}
+		if (!r->o->wall && t->state != 'R')
+			continue;
+		t->want = 1;
+		any = 1;
+		if (!t->stopped && ptrace(PTRACE_INTERRUPT, t->tid, NULL, NULL) != 0) {
+			t->want = 0;
+			if (errno == ESRCH)
+				r->lost[LOST_GONE].count++;
+		}
+	}
+	if (!any)
+		return 0;
+	ret = rec_wait_wanted(r, stop_sig);
+	for (i = 0; i < r->nprocs && ret == 0; i++) {
+		struct process *p = &r->procs[i];
+		size_t j;
+		int has = 0;
+
+		if (p->gone) {
+			rec_process_release(p);
+			continue;
+		}
+		for (j = 0; j < r->nthreads; j++)
+			has |= r->threads[j].want && r->threads[j].stopped && r->threads[j].pid == p->pid;
+		if (has)
+			ret = sample_process(r, p, time_ns);
+	}
+	for (i = 0; i < r->nthreads; i++) {
+		struct thread *t = &r->threads[i];
+
+		if (t->want && t->stopped && !t->gone)
+			rec_resume(t);
+		t->want = 0;
+	}
+	return ret;
+}
+

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gcsprof record: launching the command under ptrace, or attaching to a
+ * running process and checking that it has GCS.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "record.h"
+
+/* ---- Starting ------------------------------------------------------- */
+
+static int seize(struct recorder *r, pid_t tid, pid_t pid)
+{
+	if (ptrace(PTRACE_SEIZE, tid, NULL, (void *)(long)TRACE_OPTIONS) != 0)
+		return -1;
+	if (!rec_add_thread(r, tid, pid)) {
+		(void)ptrace(PTRACE_DETACH, tid, NULL, NULL);
+		errno = ENOMEM;
+		return -1;
+	}
+	return 0;
+}
+
+static long tracer_of(pid_t pid)
+{
+	return rec_status_field(pid, "TracerPid:");
+}
+
+/* Attach to every thread of PID (rescanning until no new one appears). */
+int rec_attach_pid(struct recorder *r, pid_t pid)
+{
+	char path[64];
+	int round, fresh = 1;
+
+	if (kill(pid, 0) != 0 && errno == ESRCH)
+		return gp_error(GP_EXIT_NO_PROCESS, "no process %d", (int)pid);
+	if (rec_tgid_of(pid) != pid)
+		return gp_error(GP_EXIT_NO_PROCESS, "no process %d (not a process id)", (int)pid);
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	for (round = 0; round < 64 && fresh; round++) {
+		struct dirent **names = NULL;
+		int n, i;
+
+		fresh = 0;
+		n = scandir(path, &names, NULL, NULL);
+		if (n < 0)
+			return gp_error(GP_EXIT_NO_PROCESS, "no process %d", (int)pid);
+		for (i = 0; i < n; i++) {
+			char *end;
+			long tid = strtol(names[i]->d_name, &end, 10);
+
+			if (*end == '\0' && tid > 0 && tid <= INT_MAX && !rec_find_thread(r, (pid_t)tid)) {
+				if (seize(r, (pid_t)tid, pid) == 0)
+					fresh = 1;
+				else if (errno == EPERM) {
+					int e;
+
+					for (e = i; e < n; e++)
+						free(names[e]);
+					free(names);
+					if (tracer_of((pid_t)tid))
+						return gp_error(GP_EXIT_BUSY,
+								"process %d is already traced by process %ld",
+								(int)pid, tracer_of((pid_t)tid));
+					return gp_error(GP_EXIT_PERMISSION,
+							"not permitted to trace process %d (see "
+							"/proc/sys/kernel/yama/ptrace_scope, or run as root)",
+							(int)pid);
+				} else if (errno != ESRCH) {
+					int e = errno, k;
+
+					for (k = i; k < n; k++)
+						free(names[k]);
+					free(names);
+					return gp_error(GP_EXIT_SYSTEM, "PTRACE_SEIZE of %ld: %s", tid,
+							strerror(e));
+				}
+			}
+			free(names[i]);
+		}
+		free(names);
+	}
+	if (!r->nthreads)
+		return gp_error(GP_EXIT_NO_PROCESS, "no process %d", (int)pid);
+	return 0;
+}
+
+/* With -p: the target must have a thread with GCS on. Interrupt all,
+ * look, resume. */
+int rec_check_target_gcs(struct recorder *r, pid_t pid)
+{
+	gcswalk_target *target = NULL;
+	char *msg = NULL;
+	size_t i, n;
+	int stop_sig = 0, ret, any = 0;
+
+	for (i = 0; i < r->nthreads; i++) {
+		r->threads[i].want = 1;
+		if (ptrace(PTRACE_INTERRUPT, r->threads[i].tid, NULL, NULL) != 0)
+			r->threads[i].want = 0;
+	}
+	ret = rec_wait_wanted(r, &stop_sig);
+	if (ret == 0 &&
+	    gcswalk_target_open_pid(&target, pid, GCSWALK_ATTACH_STOPPED, 0, &msg) == GCSWALK_OK) {
+		n = gcswalk_target_thread_count(target);
+		for (i = 0; i < n; i++) {
+			struct gcswalk_thread_info info;
+
+			if (gcswalk_target_thread(target, i, &info) == GCSWALK_OK && info.have_gcs &&
+			    (info.gcs.features_enabled & 1))
+				any = 1;
+		}
+		gcswalk_target_close(target);
+	}
+	free(msg);
+	for (i = 0; i < r->nthreads; i++)
+		if (r->threads[i].want && r->threads[i].stopped)
+			rec_resume(&r->threads[i]);
+	if (ret)
+		return ret;
+	if (!any && strcmp(r->o->fallback, "none") == 0) {
+		rec_detach_all(r);
+		return gp_error(GP_EXIT_TARGET_NO_GCS,
+				"process %d runs without GCS: start it with "
+				"GLIBC_TUNABLES=glibc.cpu.aarch64_gcs=3 (or a GCS-marked build), or use "
+				"--fallback fp", (int)pid);
+	}
+	return 0;
+}
+
+/* The GLIBC_TUNABLES value a launched command gets. NULL: leave as is. */
+static char *tunables_for_command(const char *value)
+{
+	const char *cur = getenv("GLIBC_TUNABLES");
+	char *s;
+
+	if (cur && strstr(cur, "glibc.cpu.aarch64_gcs"))
+		return NULL;             /* the user chose */
+	if (asprintf(&s, "%s%sglibc.cpu.aarch64_gcs=%s", cur ? cur : "", cur && *cur ? ":" : "",
+		     value) < 0)
+		return NULL;
+	return s;
+}
+
+int rec_launch(struct recorder *r, char **argv, const sigset_t *old_mask)
+{
+	int sync_pipe[2], err_pipe[2];
+	char *tunables = tunables_for_command(r->o->gcs_tunable);
+	pid_t pid;
+
+	if (pipe2(sync_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
+		free(tunables);
+		return gp_error(GP_EXIT_SYSTEM, "pipe: %s", strerror(errno));
+	}
+	pid = fork();
+	if (pid < 0) {
+		free(tunables);
+		return gp_error(GP_EXIT_SYSTEM, "fork: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		char c;
+		int e;
+
+		close(sync_pipe[1]);
+		close(err_pipe[0]);
+		if (tunables)
+			(void)setenv("GLIBC_TUNABLES", tunables, 1);
+		(void)sigprocmask(SIG_SETMASK, old_mask, NULL);
+		/* Wait until the parent has seized us (it closes its end). */
+		while (read(sync_pipe[0], &c, 1) < 0 && errno == EINTR)
+			;
+		execvp(argv[0], argv);
+		e = errno;
+		if (write(err_pipe[1], &e, sizeof(e)) < 0)
+			_exit(GP_EXIT_EXEC);
+		_exit(e == ENOENT ? GP_EXIT_EXEC : 126);
+	}
+	free(tunables);
+	close(sync_pipe[0]);
+	close(err_pipe[1]);
+	r->child = pid;
+	r->exec_err_fd = err_pipe[0];
+	if (seize(r, pid, pid) != 0) {
+		int e = errno;
+
+		close(sync_pipe[1]);
+		kill(pid, SIGKILL);
+		(void)waitpid(pid, NULL, 0);
+		return gp_error(e == EPERM ? GP_EXIT_PERMISSION : GP_EXIT_SYSTEM,
+				"cannot trace the command: %s", strerror(e));
+	}
+	close(sync_pipe[1]);
+	return 0;
+}
+
