@@ -1,18 +1,22 @@
-# gcsprof_guest_test(NAME name KERNELS project reference [CPU model]
+# gcsprof_guest_test(NAME name KERNELS project reference [CPU model] [EL2]
 #                    [APPEND args] [TIMEOUT s] COMMAND cmd args...)
 #
 # Registers one CTest test per kernel: "<name>.<kernel>", which boots that
 # kernel in QEMU through vm/run and runs COMMAND in the guest (programs
 # staged in this build are under /opt/gcsprof). Labelled "guest" and
-# "kernel:<kernel>". Exit status 4 (TAP skip) counts as skipped.
+# "kernel:<kernel>". Exit status 4 (TAP skip) counts as skipped. EL2 boots
+# the kernel at EL2 (QEMU's virtualization=on).
 function(gcsprof_guest_test)
-  cmake_parse_arguments(GT "" "NAME;CPU;APPEND;TIMEOUT" "KERNELS;COMMAND" ${ARGN})
+  cmake_parse_arguments(GT "EL2" "NAME;CPU;APPEND;TIMEOUT" "KERNELS;COMMAND" ${ARGN})
   if(NOT GT_TIMEOUT)
     set(GT_TIMEOUT 300)
   endif()
   set(extra)
   if(GT_CPU)
     list(APPEND extra --cpu ${GT_CPU})
+  endif()
+  if(GT_EL2)
+    list(APPEND extra --el2)
   endif()
   if(GT_APPEND)
     list(APPEND extra --append ${GT_APPEND})
