@@ -22,17 +22,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "../gcs-abi.h"
 #include "../tap.h"
-
-#ifndef HWCAP_GCS
-#define HWCAP_GCS (1UL << 32)
-#endif
-#define PR_GET_SHADOW_STACK_STATUS 74
-#define PR_SET_SHADOW_STACK_STATUS 75
-#define PR_LOCK_SHADOW_STACK_STATUS 76
-#define PR_SHADOW_STACK_ENABLE (1UL << 0)
-#define NR_map_shadow_stack 453
-#define SHADOW_STACK_SET_TOKEN (1UL << 0)
 
 /* Does the "Features" line of /proc/cpuinfo list "gcs"? -1 if unreadable. */
 static int cpuinfo_has_gcs(void)

@@ -39,22 +39,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../gcs-abi.h"
 #include "../tap.h"
-
-/* Upstream's final ABI; bookworm's headers predate it. */
-#ifndef HWCAP_GCS
-#define HWCAP_GCS (1UL << 32)
-#endif
-#define PR_GET_SHADOW_STACK_STATUS 74
-#define PR_SET_SHADOW_STACK_STATUS 75
-#define PR_SHADOW_STACK_ENABLE (1UL << 0)
-#define NT_ARM_GCS 0x410
-
-struct user_gcs {
-	uint64_t features_enabled;
-	uint64_t features_locked;
-	uint64_t gcspr_el0;
-};
 
 #define CHAIN_DEPTH 3
 #define CORE_THREADS 3

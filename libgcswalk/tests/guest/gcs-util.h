@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * GCS helpers for the guest test programs: upstream's final ABI by number
- * (bookworm's headers and binutils 2.40 predate it).
+ * GCS helpers for libgcswalk's guest test programs: inline system calls,
+ * parking and signalling in place (binutils 2.40 has no GCS mnemonics).
+ * The ABI numbers are in tests/gcs-abi.h.
  */
 #ifndef GCSWALK_GCS_UTIL_H
 #define GCSWALK_GCS_UTIL_H
@@ -9,14 +10,7 @@
 #include <stdint.h>
 #include <sys/syscall.h>
 
-#ifndef HWCAP_GCS
-#define HWCAP_GCS (1UL << 32)
-#endif
-#define PR_GET_SHADOW_STACK_STATUS 74
-#define PR_SET_SHADOW_STACK_STATUS 75
-#define PR_SHADOW_STACK_ENABLE (1UL << 0)
-#define NR_map_shadow_stack 453
-#define SHADOW_STACK_SET_TOKEN (1UL << 0)
+#include "gcs-abi.h"
 
 /* After a call, so that the call is not a tail call and stays on the GCS. */
 #define KEEP_FRAME() __asm__ volatile("" ::: "memory")
