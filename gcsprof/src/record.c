@@ -7,10 +7,11 @@
  * events, so that threads and processes created later are traced too. At
  * each tick the threads to sample (running ones; all of them with --wall)
  * are interrupted with PTRACE_INTERRUPT; when they have stopped, each
- * process is opened with libgcswalk (GCSWALK_ATTACH_STOPPED: the library
- * only reads), each stopped thread's chain is taken from its GCS, the
- * process's new file mappings are written with their build-ids, and the
- * threads are resumed. Every other stop is passed straight through:
+ * stopped thread's chain is taken from its GCS through the process's
+ * libgcswalk target (GCSWALK_ATTACH_STOPPED: the library only reads; one
+ * per process, refreshed per sample, see record_sample.c), the process's
+ * new file mappings are written with their build-ids, and the threads are
+ * resumed. Every other stop is passed straight through:
  * signals are delivered, group-stops stay stopped (PTRACE_LISTEN), so the
  * target behaves as it would untraced.
  *

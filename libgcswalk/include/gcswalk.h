@@ -324,7 +324,8 @@ enum gcswalk_refresh_flags {
  * the target's process (again): read its registers and GCS state now (two
  * ptrace requests), and its name too when FLAGS has GCSWALK_REFRESH_NAMES
  * or the target did not know the thread yet (it is added: threads created
- * after the open). Returns the thread's index (>= 0), or
+ * after the open), and the process's map too when FLAGS has
+ * GCSWALK_REFRESH_MAPS. Returns the thread's index (>= 0), or
  * GCSWALK_E_THREAD_GONE, GCSWALK_E_NOT_STOPPED (the caller has not
  * stopped it), GCSWALK_E_NOMEM, GCSWALK_E_INVALID (not a live target
  * opened with GCSWALK_ATTACH_STOPPED, or TID is not a thread of the

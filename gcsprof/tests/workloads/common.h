@@ -32,4 +32,16 @@ static inline uint64_t spin(unsigned units)
 	return x;
 }
 
+/* Burn CPU for SECONDS of wall-clock time. Always inlined, so that the
+ * caller stays the innermost function of every chain. */
+static inline __attribute__((always_inline)) uint64_t spin_for(double seconds)
+{
+	double end = seconds_now() + seconds;
+	uint64_t x = 0;
+
+	while (seconds_now() < end)
+		x += spin(1);
+	return x;
+}
+
 #endif

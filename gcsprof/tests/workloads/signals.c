@@ -27,10 +27,7 @@ static void on_usr1(int sig)
 /* The forked child's work: a second of CPU in a function of its own. */
 NOINLINE void child_work(void)
 {
-	double end = seconds_now() + 1.0;
-
-	while (seconds_now() < end)
-		sink += spin(1);
+	sink += spin_for(1.0);
 }
 
 int main(int argc, char **argv)

@@ -25,11 +25,8 @@ NOINLINE void sleep_here(void)
 
 NOINLINE void *spin_here(void *arg)
 {
-	double end = seconds_now() + seconds;
-
 	(void)arg;
-	while (seconds_now() < end)
-		sink += spin(1);
+	sink += spin_for(seconds);
 	return NULL;
 }
 

@@ -16,11 +16,8 @@ volatile uint64_t sink;
 
 NOINLINE void *worker(void *arg)
 {
-	double end = seconds_now() + seconds;
-
 	(void)arg;
-	while (seconds_now() < end)
-		sink += spin(1);
+	sink += spin_for(seconds);
 	return NULL;
 }
 
