@@ -234,9 +234,16 @@ static int record_run(void *p, int argc, char **argv)
 			ret = rec_sample_round(&r, &stop_sig);
 			if (ret)
 				break;
+			/* Late (the round took longer than the gap): skip the
+			 * missed ticks and count the next gap from now, after
+			 * the round, so the target always runs for a whole gap
+			 * between two samples. Counted from before the round,
+			 * an expensive sample would be followed at once by the
+			 * next, and the two would land next to each other. */
 			next += next_interval(&r, period);
+			now = rec_now_ns();
 			if (next < now)
-				next = now + next_interval(&r, period);  /* late: skip, no burst */
+				next = now + next_interval(&r, period);
 			continue;
 		}
 		if (rec_wait_signal(&r, next - now, &stop_sig))

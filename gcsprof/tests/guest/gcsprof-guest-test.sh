@@ -51,11 +51,13 @@ samples_of() { # samples_of REPORT FUNCTION
 }
 
 t_split() {
-	# Samples of the two paths, from up to three recordings until there
-	# are enough for a 5-point test (under emulation on a loaded host the
-	# sampling rate can be low).
+	# Samples of the two paths, from recordings of 8 s each until there
+	# are at least 1000: under emulation on a loaded host the sampling
+	# rate can fall to 50/s, and a 5-point test needs that many samples
+	# to fail only when the profile is wrong (a binomial share of 75% from
+	# 1000 samples has a standard deviation of 1.4 points).
 	sa=0 sb=0
-	for round in 1 2 3; do
+	for round in 1 2 3 4 5 6; do
 		status_is 0 "record the 3:1 split workload (run $round)" \
 			gcsprof record -q -F 250 --gcs-tunable 3 -o split.data -- $T/gcsprof-split 8
 		status_is 0 "report text" gcsprof report split.data -o split.txt
@@ -63,13 +65,18 @@ t_split() {
 		# The split is between the two paths: samples elsewhere
 		# (startup, the loop's clock reads, exit) are not part of it.
 		ra=$(samples_of split.txt path_a) rb=$(samples_of split.txt path_b)
+		echo "# run $round: path_a $ra, path_b $rb"
 		sa=$((sa + ${ra:-0})) sb=$((sb + ${rb:-0}))
-		[ $((sa + sb)) -ge 400 ] && break
+		[ $((sa + sb)) -ge 1000 ] && break
 	done
-	a=$((sa * 100 / (sa + sb + (sa + sb == 0)))) b=$((sb * 100 / (sa + sb + (sa + sb == 0))))
-	echo "# path_a $sa samples ($a%), path_b $sb ($b%) of the two paths (expected 75% and 25%)"
-	check "path_a's share is 75 +- 5 points ($a)" [ "$a" -ge 70 -a "$a" -le 80 ]
-	check "path_b's share is 25 +- 5 points ($b)" [ "$b" -ge 20 -a "$b" -le 30 ]
+	# Shares in tenths of a point, rounded to nearest.
+	sum=$((sa + sb + (sa + sb == 0)))
+	a=$(((sa * 2000 / sum + 1) / 2)) b=$(((sb * 2000 / sum + 1) / 2))
+	echo "# path_a $sa samples ($((a / 10)).$((a % 10))%), path_b $sb" \
+		"($((b / 10)).$((b % 10))%) of the two paths (expected 75% and 25%)"
+	check "enough samples of the two paths ($((sa + sb)))" [ $((sa + sb)) -ge 1000 ]
+	check "path_a's share is 75 +- 5 points ($((a / 10)).$((a % 10)))" [ "$a" -ge 700 -a "$a" -le 800 ]
+	check "path_b's share is 25 +- 5 points ($((b / 10)).$((b % 10)))" [ "$b" -ge 200 -a "$b" -le 300 ]
 	status_is 0 "report folded" gcsprof report split.data --format folded -o split.folded
 	total=$(awk '{ s += $NF } END { print s + 0 }' split.folded)
 	inpaths=$(grep -E '(^|;)(path_a|path_b|burn_a|burn_b)(;| )' split.folded |
