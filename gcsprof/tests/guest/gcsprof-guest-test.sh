@@ -176,6 +176,50 @@ t_attach() {
 	check "attached samples show path_a" grep -q path_a attach.txt
 	kill $target
 	wait $target 2>/dev/null
+	# Signals sent to an attached target all arrive, each exactly once
+	# (real-time signals queue, so the target can count them): first a
+	# stream of them while the recorder samples, then five while the
+	# recorder is stopped, which leave the target in a signal-delivery-stop
+	# nobody answers until the recorder, continued with SIGINT pending,
+	# answers it and detaches.
+	GLIBC_TUNABLES=$GCS3 $T/gcsprof-sigcount >sigcount.out &
+	target=$!
+	sleep 1
+	sig=$(sed -n 's/^signal //p' sigcount.out)
+	gcsprof record -q -F 10 -p $target -o sigs.data 2>sigs.err &
+	rec=$!
+	sleep 1
+	rm -f sender.stop
+	(
+		sent=0
+		while [ ! -e sender.stop ]; do
+			kill -"${sig:-34}" $target 2>/dev/null && sent=$((sent + 1))
+		done
+		echo "$sent" >sender.sent
+	) &
+	sender=$!
+	sleep 2
+	: >sender.stop
+	wait $sender
+	sent=$(cat sender.sent)
+	kill -STOP $rec
+	sleep 1
+	for i in 1 2 3 4 5; do kill -"${sig:-34}" $target && sent=$((sent + 1)); done
+	sleep 1
+	kill -INT $rec
+	kill -CONT $rec
+	wait $rec
+	rc=$?
+	check "record -p under a stream of signals ends with status 0 ($rc)" [ "$rc" -eq 0 ]
+	show sigs.err
+	check "the target is not traced any more" \
+		grep -q '^TracerPid:[[:space:]]*0$' /proc/$target/status
+	kill -USR2 $target
+	wait $target
+	show sigcount.out
+	check "all $sent signals sent arrived, across the detach" grep -q "^sigcount: $sent\$" sigcount.out
+	status_is 0 "the profile taken under signals reports" gcsprof report sigs.data -o sigs.txt
+	check "with the target's loop in it" grep -q count_loop sigs.txt
 }
 
 t_wall() {
