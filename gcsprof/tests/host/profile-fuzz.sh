@@ -1,0 +1,101 @@
+#!/bin/sh
+# gcsprof report on hostile profiles: mutants of a valid profile (lines
+# dropped, repeated, swapped or cut; fields replaced by empty, negative,
+# overflowing, badly escaped or very long values; the file cut at random
+# bytes). Each mutant must be reported (0) or refused as bad (69) or
+# truncated (70) with one line on stderr: never a crash, a sanitizer
+# error, a hang or another status. Deterministic: the mutants come from
+# fixed seeds. TAP. Usage: profile-fuzz.sh GCSPROF WORKDIR [COUNT]
+set -u
+gp=$1 work=$2 count=${3:-400}
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+n=0 failed=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
+
+cat >seed.data <<'P'
+gcsprof-profile 1
+hz 99
+mode wall
+command test%20program%20arg
+mapping 0 42 400000 401000 0 0123abcd /no/such/prog
+mapping 0 42 7f0000 7f8000 1000 - /no/such/libc.so.6
+mapping 5000 43 500000 501000 0 - /no/such/child
+sample 100 42 42 R 0 main%20thread - P400100 R400200 R7f0010
+sample 200 42 42 S 0 main%20thread - P400100 R400200 R7f0010
+sample 300 42 43 D 0 worker - P400300 R7f0020
+sample 400 43 43 R 0 child - P500010 R500020
+sample 500 42 44 R 0 fb f P400100 R400200
+lost no-gcs 1
+lost timeout 2
+end 1000000 5 3
+P
+
+# One mutant of seed.data, by awk with seed $1.
+mutate() {
+	awk -v seed="$1" '
+	function pick(n) { return int(rand() * n) + 1 }
+	function longstr(s, i) { s = ""; for (i = 0; i < 5000; i++) s = s "x"; return s }
+	BEGIN { srand(seed) }
+	{ line[NR] = $0 }
+	END {
+		nl = NR
+		ops = 1 + int(rand() * 3)
+		for (o = 0; o < ops; o++) {
+			op = pick(6); i = pick(nl); j = pick(nl)
+			if (op == 1) { line[i] = "" }
+			else if (op == 2) { line[i] = line[i] "\n" line[i] }
+			else if (op == 3) { t = line[i]; line[i] = line[j]; line[j] = t }
+			else if (op == 4) { line[i] = substr(line[i], 1, int(rand() * length(line[i]))) }
+			else {
+				nf = split(line[i], f, " ")
+				k = pick(nf)
+				v = pick(10)
+				if (v == 1) f[k] = ""
+				else if (v == 2) f[k] = "-1"
+				else if (v == 3) f[k] = "18446744073709551616"
+				else if (v == 4) f[k] = "ffffffffffffffffff"
+				else if (v == 5) f[k] = "%"
+				else if (v == 6) f[k] = "%zz%0"
+				else if (v == 7) f[k] = longstr()
+				else if (v == 8) f[k] = "P" f[k]
+				else if (v == 9) f[k] = "0"
+				else f[k] = f[k] f[k]
+				s = f[1]; for (m = 2; m <= nf; m++) s = s " " f[m]
+				line[i] = s
+			}
+		}
+		for (i = 1; i <= nl; i++) print line[i]
+	}' seed.data
+}
+
+run_one() { # run_one FILE DESCRIPTION
+	timeout 20 "$gp" report "$1" -o out.txt 2>err.txt
+	st=$?
+	case $st in
+	0) ok "$2: reported" ;;
+	69|70)
+		if [ "$(wc -l <err.txt)" -eq 1 ]; then ok "$2: refused ($st)"; else
+			not_ok "$2: refused ($st) but not in one line"; sed 's/^/# /' err.txt | head -n 5; fi ;;
+	*)
+		not_ok "$2: status $st"
+		sed 's/^/# /' err.txt | head -n 20
+		cp "$1" "kept-$n.data" ;;
+	esac
+}
+
+size=$(wc -c <seed.data)
+i=1
+while [ "$i" -le "$count" ]; do
+	mutate "$i" >m.data
+	run_one m.data "line mutant $i"
+	i=$((i + 1))
+done
+i=1
+while [ "$i" -lt "$size" ]; do
+	head -c "$i" seed.data >cut.data
+	run_one cut.data "cut at byte $i"
+	i=$((i + 7))
+done
+echo "1..$n"
+[ "$failed" -eq 0 ]
