@@ -53,10 +53,27 @@ struct process {
 	 * map is read again only when a chain has an address in no known
 	 * file (a library loaded since). Closed at exec and exit. */
 	gcswalk_target *target;
-	uint64_t maps_ns;         /* when its map was last read */
+	/* The file mappings of the target's map as last written to the
+	 * profile, sorted. A chain is checked against these, not against
+	 * the target's map: libgcswalk re-reads that map by itself (when a
+	 * GCS appears), and what it finds must still reach the file. */
+	struct range { uint64_t start, end; } *written;
+	size_t nwritten, written_cap;
+	/* Re-reads of the map are paid with credits: a burst of
+	 * MAPS_BURST (a program's start loads several libraries in a few
+	 * milliseconds), then one per MAPS_PERIOD_NS. */
+	unsigned maps_credits;
+	uint64_t maps_ns;         /* when credits were last added */
+	/* A sample had an address in no known file while no credit was
+	 * left: read the map at the next sample that can, so the mapping
+	 * still reaches the file before the process execs or exits. */
+	int maps_stale;
 	/* Pages still in no file after the last read of the map (the vDSO,
-	 * anonymous code): they do not make us read it again. */
+	 * anonymous code): they do not make us read it again, for a second
+	 * after that read (unknown_ns). Only for a second: a page can be
+	 * caught while ld.so is still mapping its library. */
 	uint64_t unknown_pages[16];
+	uint64_t unknown_ns;
 };
 
 /* A mapping already in the file, per address space. */

@@ -123,6 +123,55 @@ static int note_mappings(struct recorder *r, gcswalk_target *target, unsigned as
 	return 0;
 }
 
+static int range_cmp(const void *a, const void *b)
+{
+	const struct range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Write the target's new mappings, and remember its file mappings as the
+ * ones the profile has for P. */
+static int sync_mappings(struct recorder *r, struct process *p)
+{
+	size_t i, n = gcswalk_target_mapping_count(p->target);
+	int ret = note_mappings(r, p->target, p->asid, p->pid);
+
+	if (ret)
+		return ret;
+	p->nwritten = 0;
+	for (i = 0; i < n; i++) {
+		struct gcswalk_mapping m;
+		struct range *g;
+
+		if (gcswalk_target_mapping(p->target, i, &m) != GCSWALK_OK || !m.path)
+			continue;
+		g = gp_grow(p->written, &p->written_cap, p->nwritten + 1, sizeof(*g));
+		if (!g)
+			return gp_error(GP_EXIT_SYSTEM, "out of memory");
+		p->written = g;
+		p->written[p->nwritten++] = (struct range){ m.start, m.end };
+	}
+	qsort(p->written, p->nwritten, sizeof(*p->written), range_cmp);
+	return 0;
+}
+
+/* Is ADDRESS in a file mapping of P that the profile has? */
+static int address_written(const struct process *p, uint64_t address)
+{
+	size_t lo = 0, hi = p->nwritten;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->written[mid].start <= address)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && address < p->written[lo - 1].end;
+}
+
 /* ---- Sampling ------------------------------------------------------- */
 
 static char frame_kind(const struct gcswalk_frame *f)
@@ -173,58 +222,98 @@ void rec_report_no_gcs(const struct recorder *r)
 
 /* How often a thread's name is read again (names change with
  * pthread_setname_np and PR_SET_NAME, which no ptrace event reports), and
- * how often at most a process's map is read again. */
+ * how often a process's map may be read again once its burst is spent. */
 #define NAME_PERIOD_NS 100000000u
 #define MAPS_PERIOD_NS 100000000u
+#define MAPS_BURST 8u
+#define UNKNOWN_PAGES_NS 1000000000u
 
-static int page_known_unmapped(const struct process *p, uint64_t page)
+static int page_known_unmapped(const struct process *p, uint64_t page, uint64_t now)
 {
 	size_t i;
 
+	if (now - p->unknown_ns >= UNKNOWN_PAGES_NS)
+		return 0;
 	for (i = 0; i < sizeof(p->unknown_pages) / sizeof(p->unknown_pages[0]); i++)
 		if (p->unknown_pages[i] == page + 1)
 			return 1;
 	return 0;
 }
 
-/* Does a code address of the sample lie in no file we know, and not in a
- * page we know is in none? Then a library was probably loaded since the
- * map was read. */
-static int has_unknown_address(const struct process *p, const struct gp_frame *frames, size_t n)
+/* Does a code address of the sample lie in no file the profile has for
+ * P, and not in a page we know is in none? Then a library was probably
+ * loaded since the map was read (by us or by a walk). */
+static int has_unknown_address(const struct process *p, const struct gp_frame *frames, size_t n,
+			       uint64_t now)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (gcswalk_target_mapping_find(p->target, frames[i].address) < 0 &&
-		    !page_known_unmapped(p, frames[i].address >> 12))
+		if (!address_written(p, frames[i].address) &&
+		    !page_known_unmapped(p, frames[i].address >> 12, now))
 			return 1;
 	return 0;
 }
 
+/* A fresh target: a full burst of map re-reads. */
+static void maps_credits_reset(struct process *p, uint64_t now)
+{
+	p->maps_credits = MAPS_BURST;
+	p->maps_ns = now;
+	p->maps_stale = 0;
+	memset(p->unknown_pages, 0, sizeof(p->unknown_pages));
+}
+
+/* Take a credit for reading P's map again, if one is left: 1, else 0. */
+static int maps_credit_take(struct process *p, uint64_t now)
+{
+	uint64_t earned = (now - p->maps_ns) / MAPS_PERIOD_NS;
+
+	if (earned >= MAPS_BURST - p->maps_credits) {
+		p->maps_credits = MAPS_BURST;
+		p->maps_ns = now;
+	} else if (earned) {
+		p->maps_credits += (unsigned)earned;
+		p->maps_ns += earned * MAPS_PERIOD_NS;
+	}
+	if (!p->maps_credits)
+		return 0;
+	p->maps_credits--;
+	return 1;
+}
+
 /*
- * Read P's map again (at most every MAPS_PERIOD_NS) and write its new
- * mappings. The pages of FRAMES still in no file are remembered, so that
- * the vDSO or anonymous code does not make us read it at every sample.
+ * Read P's map again, if a credit is left (else mark it stale), and write
+ * its new mappings. The pages of FRAMES still in no file are remembered,
+ * so that the vDSO or anonymous code does not make us read it at every
+ * sample.
  */
 static int refresh_maps(struct recorder *r, struct process *p, const struct gp_frame *frames,
 			size_t n, uint64_t now)
 {
 	size_t i, k = 0, slots = sizeof(p->unknown_pages) / sizeof(p->unknown_pages[0]);
+	int ret;
 
-	if (now - p->maps_ns < MAPS_PERIOD_NS)
+	if (!maps_credit_take(p, now)) {
+		p->maps_stale = 1;
 		return 0;
-	p->maps_ns = now;
+	}
+	p->maps_stale = 0;
 	if (gcswalk_target_refresh(p->target, GCSWALK_REFRESH_MAPS) != GCSWALK_OK)
 		return 0;       /* gone: the next sample says so */
+	ret = sync_mappings(r, p);
+	if (ret)
+		return ret;
 	memset(p->unknown_pages, 0, sizeof(p->unknown_pages));
+	p->unknown_ns = now;
 	for (i = 0; i < n && k < slots; i++) {
 		uint64_t page = frames[i].address >> 12;
 
 		if (gcswalk_target_mapping_find(p->target, frames[i].address) < 0 &&
-		    !page_known_unmapped(p, page))
+		    !page_known_unmapped(p, page, now))
 			p->unknown_pages[k++] = page + 1;
 	}
-	return note_mappings(r, p->target, p->asid, p->pid);
+	return 0;
 }
 
 /* Sample one stopped thread of P. */
@@ -292,9 +381,14 @@ static int sample_thread(struct recorder *r, struct process *p, struct thread *t
 	}
 	gcswalk_walk_free(walk);
 	gcswalk_symbolizer_free(sym);
-	/* The mappings a sample needs are written before it. */
-	if (has_unknown_address(p, r->frames, n)) {
-		ret = refresh_maps(r, p, r->frames, n, now);
+	/* The mappings a sample needs are written before it, or, when the
+	 * map may not be re-read yet (credits spent), at the next sample that
+	 * may. */
+	if (p->maps_stale || has_unknown_address(p, r->frames, n, now)) {
+		/* First what the walk itself may have read, then a new read. */
+		ret = sync_mappings(r, p);
+		if (!ret && (p->maps_stale || has_unknown_address(p, r->frames, n, now)))
+			ret = refresh_maps(r, p, r->frames, n, now);
 		if (ret)
 			return ret;
 	}
@@ -331,9 +425,8 @@ static int sample_process(struct recorder *r, struct process *p, uint64_t time_n
 					r->lost[LOST_GONE].count++;
 			return 0;
 		}
-		p->maps_ns = rec_now_ns();
-		memset(p->unknown_pages, 0, sizeof(p->unknown_pages));
-		ret = note_mappings(r, p->target, p->asid, p->pid);
+		maps_credits_reset(p, rec_now_ns());
+		ret = sync_mappings(r, p);
 	}
 	for (i = 0; i < r->nthreads && ret == 0; i++) {
 		struct thread *t = &r->threads[i];

@@ -177,4 +177,7 @@ void rec_process_release(struct process *p)
 {
 	gcswalk_target_close(p->target);
 	p->target = NULL;
+	free(p->written);
+	p->written = NULL;
+	p->nwritten = p->written_cap = 0;
 }

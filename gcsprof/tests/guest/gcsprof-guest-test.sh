@@ -140,6 +140,20 @@ t_signals() {
 		gcsprof report signals3.data --per-thread -f folded -o signals3.folded
 	check "the child's chains run from main into child_work" \
 		grep -qE '^forked-child;(.*;)?main;child_work( |;)' signals3.folded
+	# A shell that runs the workload, then execs it: every program's
+	# chains are symbolised through libc, however early in its life
+	# (ld.so still mapping libraries) its first sample came. A frame in
+	# no recorded file shows as [0x...]; only a leaf may (the vDSO).
+	status_is 0 "record a shell that runs the workload, then execs it" \
+		gcsprof record -q -F 250 --gcs-tunable 3 -o exec.data -- \
+		sh -c "$T/gcsprof-split 1; exec $T/gcsprof-split 1"
+	status_is 0 "report it folded" gcsprof report exec.data -f folded -o exec.folded
+	grep -E '\[0x[0-9a-f]+\];' exec.folded | head -n 3 | show
+	lost=$(grep -E '\[0x[0-9a-f]+\];' exec.folded | awk '{ s += $NF } END { print s + 0 }')
+	check "no frame but the innermost is outside every recorded file ($lost samples)" \
+		[ "$lost" -eq 0 ]
+	check "the workload's chains run from _start through libc into the paths" \
+		grep -qE '^_start;__libc_start_main;(.*;)?main;path_a;' exec.folded
 	# A signal to gcsprof alone ends the recording and reaches the command.
 	# (SIGTERM: a background job of a script ignores SIGINT, and so would
 	# the command, as it would without gcsprof.)
