@@ -279,12 +279,16 @@ static uint64_t location_id(struct gp_model *m, unsigned asid, const struct gp_f
 		if (mid)
 			m->mappings[mid - 1].has_functions = 1;
 	} else {
-		/* Unknown: name it by its file, or by its address. */
+		/* Unknown: name it by its file, or by its address. The
+		 * signal trampoline is in the vDSO, which no file maps: it
+		 * is named for what it is, as gdb's <signal handler called>. */
 		char *name = NULL;
 		uint64_t fid;
 		int ok;
 
-		if (mid)
+		if (f->kind == GP_FRAME_SIGRETURN && !mid)
+			ok = asprintf(&name, "[signal handler called]");
+		else if (mid)
 			ok = asprintf(&name, "[%s+0x%" PRIx64 "]",
 				      base_name(m->raw->mappings[mid - 1].path),
 				      f->address - m->raw->mappings[mid - 1].start +

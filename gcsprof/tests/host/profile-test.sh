@@ -57,6 +57,21 @@ else
 	n=$((n + 1))
 fi
 
+# A chain through a signal handler: the trampoline (in the vDSO, which no
+# file maps) is named as gdb names it, not by its address.
+cat >sig.data <<'P'
+gcsprof-profile 1
+hz 99
+mode cpu
+command sig
+mapping 0 42 400000 401000 0 - /no/such/prog
+sample 100 42 42 R 0 main - P400100 Sffff00001000 R400200
+end 1000 1 1
+P
+status_is 0 "a chain through a signal handler" "$gp" report sig.data -f folded
+check "the trampoline is named as such" \
+	grep -qxF '[prog+0x200];[signal handler called];[prog+0x100] 1' out.txt
+
 printf 'not a profile\n' >bad.data
 status_is 69 "bad profile" "$gp" report bad.data
 head -c 300 good.data >trunc.data
