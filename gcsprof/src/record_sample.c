@@ -69,57 +69,50 @@ int rec_write_failed(struct recorder *r)
 	return -1;
 }
 
-/* Write the mappings of TARGET (address space ASID) not written yet. */
-static int note_mappings(struct recorder *r, gcswalk_target *target, unsigned asid, pid_t pid)
+/* Write mapping M of P's address space, unless the file has it already. */
+static int note_mapping(struct recorder *r, const struct process *p,
+			const struct gcswalk_mapping *m)
 {
-	size_t i, j, n = gcswalk_target_mapping_count(target);
+	struct gp_rmapping rm;
+	struct seen_mapping *s;
+	char root_path[PATH_MAX + 64];
+	size_t j;
 
-	for (i = 0; i < n; i++) {
-		struct gcswalk_mapping m;
-		struct gp_rmapping rm;
-		struct seen_mapping *s;
-		int known = 0;
-		char root_path[PATH_MAX + 64];
-
-		if (gcswalk_target_mapping(target, i, &m) != GCSWALK_OK || !m.path)
-			continue;
-		for (j = 0; j < r->nseen && !known; j++)
-			known = r->seen[j].asid == asid && r->seen[j].start == m.start &&
-				r->seen[j].end == m.end && r->seen[j].offset == m.offset &&
-				strcmp(r->seen[j].path, m.path) == 0;
-		if (known)
-			continue;
-		s = gp_grow(r->seen, &r->seen_cap, r->nseen + 1, sizeof(*s));
-		if (!s)
-			return gp_error(GP_EXIT_SYSTEM, "out of memory");
-		r->seen = s;
-		s = &r->seen[r->nseen];
-		s->path = strdup(m.path);
-		if (!s->path)
-			return gp_error(GP_EXIT_SYSTEM, "out of memory");
-		s->asid = asid;
-		s->start = m.start;
-		s->end = m.end;
-		s->offset = m.offset;
-		r->nseen++;
-		memset(&rm, 0, sizeof(rm));
-		rm.asid = asid;
-		rm.pid = pid;
-		rm.start = m.start;
-		rm.end = m.end;
-		rm.offset = m.offset;
-		rm.path = s->path;
-		/* The file as the target sees it (its mount namespace). */
-		if (strlen(m.path) < PATH_MAX) {
-			snprintf(root_path, sizeof(root_path), "/proc/%d/root%s", (int)pid, m.path);
-			rm.build_id_size = read_build_id(root_path, &rm.build_id);
-		}
-		if (gp_profile_write_mapping(r->out, &rm) != 0) {
-			free(rm.build_id);
-			return rec_write_failed(r), GP_EXIT_OUTPUT;
-		}
-		free(rm.build_id);
+	for (j = 0; j < r->nseen; j++)
+		if (r->seen[j].asid == p->asid && r->seen[j].start == m->start &&
+		    r->seen[j].end == m->end && r->seen[j].offset == m->offset &&
+		    strcmp(r->seen[j].path, m->path) == 0)
+			return 0;
+	s = gp_grow(r->seen, &r->seen_cap, r->nseen + 1, sizeof(*s));
+	if (!s)
+		return gp_error(GP_EXIT_SYSTEM, "out of memory");
+	r->seen = s;
+	s = &r->seen[r->nseen];
+	s->path = strdup(m->path);
+	if (!s->path)
+		return gp_error(GP_EXIT_SYSTEM, "out of memory");
+	s->asid = p->asid;
+	s->start = m->start;
+	s->end = m->end;
+	s->offset = m->offset;
+	r->nseen++;
+	memset(&rm, 0, sizeof(rm));
+	rm.asid = p->asid;
+	rm.pid = p->pid;
+	rm.start = m->start;
+	rm.end = m->end;
+	rm.offset = m->offset;
+	rm.path = s->path;
+	/* The file as the target sees it (its mount namespace). */
+	if (strlen(m->path) < PATH_MAX) {
+		snprintf(root_path, sizeof(root_path), "/proc/%d/root%s", (int)p->pid, m->path);
+		rm.build_id_size = read_build_id(root_path, &rm.build_id);
 	}
+	if (gp_profile_write_mapping(r->out, &rm) != 0) {
+		free(rm.build_id);
+		return rec_write_failed(r), GP_EXIT_OUTPUT;
+	}
+	free(rm.build_id);
 	return 0;
 }
 
@@ -130,22 +123,23 @@ static int range_cmp(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-/* Write the target's new mappings, and remember its file mappings as the
- * ones the profile has for P. */
+/* In one pass over the target's map: write its new file mappings, and
+ * remember them all as the ones the profile has for P. */
 static int sync_mappings(struct recorder *r, struct process *p)
 {
 	size_t i, n = gcswalk_target_mapping_count(p->target);
-	int ret = note_mappings(r, p->target, p->asid, p->pid);
 
-	if (ret)
-		return ret;
 	p->nwritten = 0;
 	for (i = 0; i < n; i++) {
 		struct gcswalk_mapping m;
 		struct range *g;
+		int ret;
 
 		if (gcswalk_target_mapping(p->target, i, &m) != GCSWALK_OK || !m.path)
 			continue;
+		ret = note_mapping(r, p, &m);
+		if (ret)
+			return ret;
 		g = gp_grow(p->written, &p->written_cap, p->nwritten + 1, sizeof(*g));
 		if (!g)
 			return gp_error(GP_EXIT_SYSTEM, "out of memory");
@@ -309,7 +303,7 @@ static int refresh_maps(struct recorder *r, struct process *p, const struct gp_f
 	for (i = 0; i < n && k < slots; i++) {
 		uint64_t page = frames[i].address >> 12;
 
-		if (gcswalk_target_mapping_find(p->target, frames[i].address) < 0 &&
+		if (!address_written(p, frames[i].address) &&
 		    !page_known_unmapped(p, page, now))
 			p->unknown_pages[k++] = page + 1;
 	}
