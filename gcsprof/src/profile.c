@@ -40,11 +40,16 @@ int gp_write_escaped(FILE *f, const char *s)
 	return 0;
 }
 
-int gp_profile_write_header(FILE *f, unsigned hz, const char *mode, const char *command)
+int gp_profile_write_header(FILE *f, unsigned hz, const char *mode, const char *command,
+			    const char *method, const char *event)
 {
-	if (fprintf(f, "%s %d\nhz %u\nmode %s\ncommand ", GP_PROFILE_MAGIC, GP_PROFILE_VERSION,
-		    hz, mode) < 0 ||
-	    gp_write_escaped(f, command) != 0 || fputc('\n', f) == EOF)
+	if (fprintf(f, "%s %d\nhz %u\nmode %s\nmethod %s\n", GP_PROFILE_MAGIC,
+		    GP_PROFILE_VERSION, hz, mode, method) < 0)
+		return -1;
+	if (event && fprintf(f, "event %s\n", event) < 0)
+		return -1;
+	if (fputs("command ", f) == EOF || gp_write_escaped(f, command) != 0 ||
+	    fputc('\n', f) == EOF)
 		return -1;
 	return 0;
 }
@@ -394,6 +399,16 @@ int gp_profile_read(struct gp_rprofile *p, const char *path)
 			p->mode = str_field(&r);
 			if (!p->mode)
 				ret = bad(&r, "malformed mode");
+		} else if (strcmp(kw, "method") == 0) {
+			free(p->method);
+			p->method = str_field(&r);
+			if (!p->method)
+				ret = bad(&r, "malformed method");
+		} else if (strcmp(kw, "event") == 0) {
+			free(p->event);
+			p->event = str_field(&r);
+			if (!p->event)
+				ret = bad(&r, "malformed event");
 		} else if (strcmp(kw, "command") == 0) {
 			free(p->command);
 			p->command = str_field(&r);
@@ -463,5 +478,7 @@ void gp_profile_free(struct gp_rprofile *p)
 	free(p->lost);
 	free(p->mode);
 	free(p->command);
+	free(p->method);
+	free(p->event);
 	memset(p, 0, sizeof(*p));
 }

@@ -58,6 +58,8 @@ struct gp_rprofile {
 	unsigned hz;
 	char *mode;                /* "cpu" or "wall" */
 	char *command;
+	char *method;              /* "perf" or "ptrace"; NULL in older files */
+	char *event;               /* perf: the event sampled on; else NULL */
 	uint64_t duration_ns;
 	struct gp_rsample *samples;
 	size_t nsamples, samples_cap;
@@ -75,7 +77,9 @@ int gp_profile_read(struct gp_rprofile *p, const char *path);
 void gp_profile_free(struct gp_rprofile *p);
 
 /* Writing, line by line as the recording goes (nothing is held back). */
-int gp_profile_write_header(FILE *f, unsigned hz, const char *mode, const char *command);
+/* METHOD: "perf" or "ptrace"; EVENT: the perf event, or NULL. */
+int gp_profile_write_header(FILE *f, unsigned hz, const char *mode, const char *command,
+			    const char *method, const char *event);
 int gp_profile_write_mapping(FILE *f, const struct gp_rmapping *m);
 int gp_profile_write_sample(FILE *f, const struct gp_rsample *s, const struct gp_frame *frames);
 int gp_profile_write_trailer(FILE *f, uint64_t duration_ns, const struct gp_count *lost,

@@ -1,27 +1,19 @@
 // SPDX-License-Identifier: MIT
 /*
- * gcsprof record: sample every thread of a process tree through ptrace and
- * libgcswalk.
- *
- * The target is seized (PTRACE_SEIZE) with clone, fork, vfork and exec
- * events, so that threads and processes created later are traced too. At
- * each tick the threads to sample (running ones; all of them with --wall)
- * are interrupted with PTRACE_INTERRUPT; when they have stopped, each
- * stopped thread's chain is taken from its GCS through the process's
- * libgcswalk target (GCSWALK_ATTACH_STOPPED: the library only reads; one
- * per process, refreshed per sample, see record_sample.c), the process's
- * new file mappings are written with their build-ids, and the threads are
- * resumed. Every other stop is passed straight through:
- * signals are delivered, group-stops stay stopped (PTRACE_LISTEN), so the
- * target behaves as it would untraced.
+ * gcsprof record: sample the call chains of every thread of a process
+ * tree into a profile file (docs/profile-format.md), by one of two
+ * methods (record.h): perf, where the kernel takes the chains from the
+ * GCS and the target never stops, or ptrace, which stops each thread to
+ * walk its GCS. This file is the command around them: the options, the
+ * choice of method, the file's header and trailer, and the launched
+ * command's exit status, which record passes through as its own.
  *
  * Signals for gcsprof itself (SIGCHLD, SIGINT, SIGTERM, SIGHUP) are
- * blocked and taken synchronously with sigtimedwait(), which also times
- * the ticks: no handlers, no global state.
+ * blocked and taken synchronously (sigtimedwait, or a signalfd for the
+ * perf method): no handlers, no global state.
  */
 #include <errno.h>
 #include <limits.h>
-#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +24,7 @@
 
 static const char *const fallback_choices[] = { "none", "fp", "cfi", NULL };
 static const char *const tunable_choices[] = { "0", "1", "2", "3", NULL };
+static const char *const method_choices[] = { "auto", "perf", "ptrace", NULL };
 
 #define OPT(field) offsetof(struct record_opts, field)
 static const struct gp_option record_options[] = {
@@ -47,6 +40,9 @@ static const struct gp_option record_options[] = {
 	  fallback_choices },
 	{ "gcs-tunable", 0, GP_OPT_STRING, OPT(gcs_tunable), "0-3",
 	  "glibc.cpu.aarch64_gcs for a launched command (default 2)", 0, 0, tunable_choices },
+	{ "method", 0, GP_OPT_STRING, OPT(method), "auto|perf|ptrace",
+	  "perf: the kernel's GCS call chains, target never stopped; ptrace: stop and walk each "
+	  "thread; auto (default): perf where the kernel can", 0, 0, method_choices },
 	{ "quiet", 'q', GP_OPT_FLAG, OPT(quiet), NULL, "no status line", 0, 0, NULL },
 };
 #undef OPT
@@ -59,11 +55,45 @@ static void record_init(void *p)
 	o->output = "gcsprof.data";
 	o->fallback = "none";
 	o->gcs_tunable = "2";
+	o->method = "auto";
+}
+
+/*
+ * The method to sample with, and the event for perf. --method perf asks
+ * for it and fails where it cannot be had; auto takes it where the kernel
+ * gives GCS call chains, and says once why not when it looked usable.
+ */
+static int choose_method(const struct record_opts *o, enum rec_method *method,
+			 const char **event)
+{
+	const char *why = NULL;
+	int asked = strcmp(o->method, "perf") == 0, quiet_fallback = 0;
+
+	*method = REC_METHOD_PTRACE;
+	*event = NULL;
+	if (strcmp(o->method, "ptrace") == 0)
+		return 0;
+	if (o->wall) {
+		why = "perf samples threads only while they run, so --wall needs --method ptrace";
+		quiet_fallback = 1;
+	} else if (strcmp(o->fallback, "cfi") == 0) {
+		why = "the kernel unwinds threads without GCS by frame records only, so "
+		      "--fallback cfi needs --method ptrace";
+		quiet_fallback = 1;
+	} else if (rec_perf_usable(&why, event) == 0) {
+		*method = REC_METHOD_PERF;
+		return 0;
+	}
+	if (asked)
+		return gp_error(GP_EXIT_UNSUPPORTED, "record: --method perf: %s", why);
+	if (!quiet_fallback)
+		gp_warn("sampling with ptrace (every sample stops the target): %s", why);
+	return 0;
 }
 
 /* ---- Status line ---------------------------------------------------- */
 
-static void status_line(struct recorder *r, uint64_t now, int final)
+void rec_status_line(struct recorder *r, uint64_t now, size_t threads, int final)
 {
 	double secs = (double)(now - r->start_ns) / 1e9;
 
@@ -77,33 +107,11 @@ static void status_line(struct recorder *r, uint64_t now, int final)
 		return;
 	r->last_status_ns = now;
 	fprintf(stderr, "\r\033[Kgcsprof: %.1f s, %llu samples, %zu threads, %.0f samples/s", secs,
-		(unsigned long long)r->nsamples, rec_live_threads(r),
+		(unsigned long long)r->nsamples, threads,
 		secs > 0 ? (double)r->nsamples / secs : 0.0);
 }
 
 /* ---- The command ---------------------------------------------------- */
-
-/*
- * The time to the next tick: exponentially distributed around the period
- * (ticks as a Poisson process, cut at 4 periods), so that ticks never run
- * in step with a periodic target, which would give some code paths more
- * samples than their share of the time. This matters most when taking a
- * sample costs more than a period (under emulation): the target then runs
- * only between samples, and a fixed gap would alias with its loops.
- */
-static uint64_t next_interval(struct recorder *r, uint64_t period)
-{
-	double u, t;
-
-	r->rng ^= r->rng << 13;
-	r->rng ^= r->rng >> 7;
-	r->rng ^= r->rng << 17;
-	u = ((double)(r->rng >> 11) + 1.0) / 9007199254740993.0;   /* (0, 1] */
-	t = -log(u);
-	if (t > 4.0)
-		t = 4.0;
-	return (uint64_t)(t * (double)period) + 1;
-}
 
 static int finish_file(struct recorder *r)
 {
@@ -152,8 +160,8 @@ static int record_run(void *p, int argc, char **argv)
 	sigset_t old_mask;
 	char *command = NULL;
 	pid_t pid = 0;
+	const char *event = NULL;
 	int ret = 0, stop_sig = 0, i;
-	uint64_t period, next;
 
 	memset(&r, 0, sizeof(r));
 	r.o = o;
@@ -178,6 +186,10 @@ static int record_run(void *p, int argc, char **argv)
 	if (!gp_kernel_has_gcs() && strcmp(o->fallback, "none") == 0)
 		return gp_error(GP_EXIT_KERNEL_NO_GCS,
 				"record: this CPU or kernel has no GCS (no HWCAP_GCS in AT_HWCAP)");
+	ret = choose_method(o, &r.method, &event);
+	if (ret)
+		return ret;
+	r.event = event;
 	r.out_path = o->output;
 	r.out = fopen(o->output, "w");
 	if (!r.out)
@@ -189,7 +201,8 @@ static int record_run(void *p, int argc, char **argv)
 		fclose(r.out);
 		return gp_error(GP_EXIT_SYSTEM, "out of memory");
 	}
-	if (gp_profile_write_header(r.out, o->hz, o->wall ? "wall" : "cpu", command) != 0) {
+	if (gp_profile_write_header(r.out, o->hz, o->wall ? "wall" : "cpu", command,
+				    r.method == REC_METHOD_PERF ? "perf" : "ptrace", event) != 0) {
 		free(command);
 		rec_write_failed(&r);
 		fclose(r.out);
@@ -207,51 +220,15 @@ static int record_run(void *p, int argc, char **argv)
 		return gp_error(GP_EXIT_SYSTEM, "sigprocmask: %s", strerror(errno));
 	}
 	r.start_ns = rec_now_ns();
-	ret = o->pid ? rec_attach_pid(&r, pid) : rec_launch(&r, argv, &old_mask);
-	if (ret == 0 && o->pid)
-		ret = rec_check_target_gcs(&r, pid);
-	if (ret) {
+	if (r.method == REC_METHOD_PERF)
+		ret = rec_perf_run(&r, pid, argv, &old_mask, &stop_sig);
+	else
+		ret = rec_ptrace_run(&r, pid, argv, &old_mask, &stop_sig);
+	if (ret && !r.started) {
 		/* Nothing recorded yet: leave a valid, empty profile. */
-		rec_detach_all(&r);
 		(void)finish_file(&r);
 		goto out;
 	}
-
-	period = 1000000000u / o->hz;
-	r.rng = rec_now_ns() | 1;
-	next = rec_now_ns() + next_interval(&r, period);
-	for (;;) {
-		uint64_t now;
-
-		ret = rec_drain_events(&r);
-		if (ret || r.write_failed || stop_sig)
-			break;
-		if (r.child ? r.child_done : rec_live_threads(&r) == 0)
-			break;
-		now = rec_now_ns();
-		status_line(&r, now, 0);
-		if (now >= next) {
-			ret = rec_sample_round(&r, &stop_sig);
-			if (ret)
-				break;
-			/* Late (the round took longer than the gap): skip the
-			 * missed ticks and count the next gap from now, after
-			 * the round, so the target always runs for a whole gap
-			 * between two samples. Counted from before the round,
-			 * an expensive sample would be followed at once by the
-			 * next, and the two would land next to each other. */
-			next += next_interval(&r, period);
-			now = rec_now_ns();
-			if (next < now)
-				next = now + next_interval(&r, period);
-			continue;
-		}
-		if (rec_wait_signal(&r, next - now, &stop_sig))
-			break;
-	}
-	status_line(&r, rec_now_ns(), 1);
-	rec_detach_all(&r);
-	rec_report_no_gcs(&r);
 	i = finish_file(&r);
 	if (!ret)
 		ret = i;
@@ -300,14 +277,8 @@ out:
 	for (i = 0; (size_t)i < r.nseen; i++)
 		free(r.seen[i].path);
 	free(r.seen);
-	for (i = 0; (size_t)i < r.nthreads; i++)
-		rec_thread_release(&r.threads[i]);
-	free(r.threads);
-	for (i = 0; (size_t)i < r.nprocs; i++) {
-		rec_process_release(&r.procs[i]);
-		free(r.procs[i].name);
-	}
-	free(r.procs);
+	rec_perf_release(&r);
+	rec_ptrace_release(&r);
 	free(r.frames);
 	(void)sigprocmask(SIG_SETMASK, &old_mask, NULL);
 	return ret;
@@ -315,7 +286,8 @@ out:
 
 const struct gp_command gp_cmd_record = {
 	.name = "record",
-	.synopsis = "[-F HZ] [-o FILE] [--wall] [--fallback fp|cfi] (-p PID | [--] COMMAND [ARGS...])",
+	.synopsis = "[-F HZ] [-o FILE] [--method auto|perf|ptrace] [--wall] [--fallback fp|cfi] "
+		    "(-p PID | [--] COMMAND [ARGS...])",
 	.summary = "sample the call chains of a process from their GCS into a profile file",
 	.options = record_options,
 	.noptions = sizeof(record_options) / sizeof(record_options[0]),

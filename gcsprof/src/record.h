@@ -1,9 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gcsprof record's parts: the recorder's state (record_state.c), the
- * ptrace plumbing that keeps the target behaving as untraced
- * (record_trace.c), starting and attaching (record_start.c), and taking
- * samples through libgcswalk (record_sample.c). record.c is the command.
+ * gcsprof record's parts. record.c is the command: options, the choice of
+ * method, the profile's header and trailer, the command's exit status.
+ * Two methods take the samples:
+ *  - ptrace (record_ptrace.c): stop each thread at every tick and walk its
+ *    GCS through libgcswalk (record_sample.c), with the recorder's state
+ *    (record_state.c), the ptrace plumbing that keeps the target behaving
+ *    as untraced (record_trace.c), and starting and attaching
+ *    (record_start.c);
+ *  - perf (record_perf.c): the kernel takes the chains from the GCS and
+ *    hands them over in perf ring buffers; the target is never stopped.
+ *    record_perf_records.c turns the ring's records into the profile.
  */
 #ifndef GCSPROF_RECORD_H
 #define GCSPROF_RECORD_H
@@ -26,8 +33,11 @@ struct record_opts {
 	const char *pid;
 	const char *fallback;     /* "none", "fp", "cfi" */
 	const char *gcs_tunable;  /* value for glibc.cpu.aarch64_gcs */
+	const char *method;       /* "auto", "perf", "ptrace" */
 	int quiet;
 };
+
+enum rec_method { REC_METHOD_PTRACE, REC_METHOD_PERF };
 
 struct thread {
 	pid_t tid, pid;           /* pid: its thread group */
@@ -39,6 +49,15 @@ struct thread {
 	char state;
 	int stat_fd;              /* /proc/TID/stat kept open (-1: none), read with pread */
 	uint64_t name_ns;         /* when libgcswalk last read its name */
+	uint64_t cpu_ns;          /* CPU time used, at the last tick */
+	uint64_t cpu_credit_ns;   /* CPU time used and not yet sampled */
+	/* perf method: its name, from the kernel's COMM and FORK records,
+	 * and the event id its samples come from on each CPU: a thread
+	 * found both through a parent's inherited event and its own (-p on
+	 * a process creating threads) is sampled by each, and only one
+	 * counts. */
+	char *name;
+	uint64_t *event_ids;
 };
 
 struct process {
@@ -74,6 +93,14 @@ struct process {
 	 * caught while ld.so is still mapping its library. */
 	uint64_t unknown_pages[16];
 	uint64_t unknown_ns;
+	/* perf method: the vDSO's address (its signal trampoline marks
+	 * signal frames), whether the address space has had a sample or a
+	 * mapping yet, and its file mappings, which a forked child starts
+	 * with. */
+	uint64_t vdso;
+	int fresh;
+	struct perf_mapping *maps;
+	size_t nmaps, maps_cap;
 };
 
 /* A mapping already in the file, per address space. */
@@ -110,9 +137,17 @@ struct recorder {
 	size_t frames_cap;
 	uint64_t rng;             /* xorshift state for the tick jitter */
 	int stop_from_process;    /* the stop signal was sent by a process, not the tty */
+	enum rec_method method;
+	const char *event;        /* perf: the event sampled on */
+	int started;              /* sampling began: what fails now still ends the file */
+	struct perf_rec *perf;    /* the perf method's state (record_perf.c) */
 };
 
-enum { LOST_NO_GCS, LOST_GONE, LOST_TIMEOUT, LOST_WALK, LOST_STOPPED, LOST_NLOST };
+enum {
+	LOST_NO_GCS, LOST_GONE, LOST_TIMEOUT, LOST_WALK, LOST_STOPPED,
+	LOST_RING,                /* perf: records the kernel could not write (ring full) */
+	LOST_NLOST
+};
 
 extern const char *const rec_lost_names[LOST_NLOST];
 
@@ -131,7 +166,7 @@ long rec_status_field(pid_t tid, const char *name);
 pid_t rec_tgid_of(pid_t tid);
 struct thread *rec_add_thread(struct recorder *r, pid_t tid, pid_t pid);
 size_t rec_live_threads(const struct recorder *r);
-char rec_thread_state(struct thread *t);
+char rec_thread_stat(struct thread *t, uint64_t *cpu_ns);
 /* Release what a gone thread or process holds (fds, libgcswalk target). */
 void rec_thread_release(struct thread *t);
 void rec_process_release(struct process *p);
@@ -139,7 +174,6 @@ void rec_process_release(struct process *p);
 /* record_trace.c: ptrace events, waiting, detaching */
 void rec_resume(struct thread *t);
 int rec_drain_events(struct recorder *r);
-int rec_wait_signal(struct recorder *r, uint64_t ns, int *stop_sig);
 int rec_wait_wanted(struct recorder *r, int *stop_sig);
 void rec_detach_all(struct recorder *r);
 
@@ -147,10 +181,35 @@ void rec_detach_all(struct recorder *r);
 int rec_attach_pid(struct recorder *r, pid_t pid);
 int rec_check_target_gcs(struct recorder *r, pid_t pid);
 int rec_launch(struct recorder *r, char **argv, const sigset_t *old_mask);
+/* Fork the command, held before its exec until *RELEASE_FD is closed. */
+int rec_spawn(struct recorder *r, char **argv, const sigset_t *old_mask, int *release_fd);
 
 /* record_sample.c: the samples and the mappings they need */
 int rec_write_failed(struct recorder *r);
+int rec_write_mapping(struct recorder *r, unsigned asid, pid_t pid, uint64_t start, uint64_t end,
+		      uint64_t offset, const char *path, const unsigned char *build_id,
+		      size_t build_id_size);
 void rec_report_no_gcs(const struct recorder *r);
 int rec_sample_round(struct recorder *r, int *stop_sig);
+
+/* record_ptrace.c: the ptrace method's sampling loop */
+int rec_ptrace_run(struct recorder *r, pid_t pid, char **argv, const sigset_t *old_mask,
+		   int *stop_sig);
+void rec_ptrace_release(struct recorder *r);
+
+/* record_perf.c: the perf method */
+/* Can the kernel give GCS call chains through perf? 0, or -1 with *WHY
+ * (a static string) saying why not. *EVENT: the event that will be used. */
+int rec_perf_usable(const char **why, const char **event);
+int rec_perf_run(struct recorder *r, pid_t pid, char **argv, const sigset_t *old_mask,
+		 int *stop_sig);
+void rec_perf_release(struct recorder *r);
+
+/* Wait for a stop signal (SIGINT, SIGTERM, SIGHUP) for up to NS: 1 when
+ * one came (*STOP_SIG), else 0. SIGCHLD ends the wait too. */
+int rec_wait_signal(struct recorder *r, uint64_t ns, int *stop_sig);
+/* Take a stop signal from SI into *STOP_SIG: 1 if it was one. */
+int rec_stop_signal(struct recorder *r, const siginfo_t *si, int *stop_sig);
+void rec_status_line(struct recorder *r, uint64_t now, size_t threads, int final);
 
 #endif

@@ -69,51 +69,65 @@ int rec_write_failed(struct recorder *r)
 	return -1;
 }
 
-/* Write mapping M of P's address space, unless the file has it already. */
-static int note_mapping(struct recorder *r, const struct process *p,
-			const struct gcswalk_mapping *m)
+/*
+ * Write a mapping of address space ASID (of process PID) to the profile,
+ * unless it has it already. BUILD_ID (BUILD_ID_SIZE bytes) is the file's
+ * GNU build-id if the caller knows it; otherwise it is read from the file
+ * as PID sees it (its mount namespace), when PID is still there.
+ */
+int rec_write_mapping(struct recorder *r, unsigned asid, pid_t pid, uint64_t start, uint64_t end,
+		      uint64_t offset, const char *path, const unsigned char *build_id,
+		      size_t build_id_size)
 {
 	struct gp_rmapping rm;
 	struct seen_mapping *s;
 	char root_path[PATH_MAX + 64];
+	unsigned char *read_id = NULL;
 	size_t j;
+	int ret = 0;
 
 	for (j = 0; j < r->nseen; j++)
-		if (r->seen[j].asid == p->asid && r->seen[j].start == m->start &&
-		    r->seen[j].end == m->end && r->seen[j].offset == m->offset &&
-		    strcmp(r->seen[j].path, m->path) == 0)
+		if (r->seen[j].asid == asid && r->seen[j].start == start && r->seen[j].end == end &&
+		    r->seen[j].offset == offset && strcmp(r->seen[j].path, path) == 0)
 			return 0;
 	s = gp_grow(r->seen, &r->seen_cap, r->nseen + 1, sizeof(*s));
 	if (!s)
 		return gp_error(GP_EXIT_SYSTEM, "out of memory");
 	r->seen = s;
 	s = &r->seen[r->nseen];
-	s->path = strdup(m->path);
+	s->path = strdup(path);
 	if (!s->path)
 		return gp_error(GP_EXIT_SYSTEM, "out of memory");
-	s->asid = p->asid;
-	s->start = m->start;
-	s->end = m->end;
-	s->offset = m->offset;
+	s->asid = asid;
+	s->start = start;
+	s->end = end;
+	s->offset = offset;
 	r->nseen++;
 	memset(&rm, 0, sizeof(rm));
-	rm.asid = p->asid;
-	rm.pid = p->pid;
-	rm.start = m->start;
-	rm.end = m->end;
-	rm.offset = m->offset;
+	rm.asid = asid;
+	rm.pid = pid;
+	rm.start = start;
+	rm.end = end;
+	rm.offset = offset;
 	rm.path = s->path;
-	/* The file as the target sees it (its mount namespace). */
-	if (strlen(m->path) < PATH_MAX) {
-		snprintf(root_path, sizeof(root_path), "/proc/%d/root%s", (int)p->pid, m->path);
-		rm.build_id_size = read_build_id(root_path, &rm.build_id);
+	rm.build_id = (unsigned char *)build_id;
+	rm.build_id_size = build_id_size;
+	if (!build_id_size && strlen(path) < PATH_MAX) {
+		snprintf(root_path, sizeof(root_path), "/proc/%d/root%s", (int)pid, path);
+		rm.build_id_size = read_build_id(root_path, &read_id);
+		rm.build_id = read_id;
 	}
-	if (gp_profile_write_mapping(r->out, &rm) != 0) {
-		free(rm.build_id);
-		return rec_write_failed(r), GP_EXIT_OUTPUT;
-	}
-	free(rm.build_id);
-	return 0;
+	if (gp_profile_write_mapping(r->out, &rm) != 0)
+		ret = (rec_write_failed(r), GP_EXIT_OUTPUT);
+	free(read_id);
+	return ret;
+}
+
+/* Write mapping M of P's address space, unless the file has it already. */
+static int note_mapping(struct recorder *r, const struct process *p,
+			const struct gcswalk_mapping *m)
+{
+	return rec_write_mapping(r, p->asid, p->pid, m->start, m->end, m->offset, m->path, NULL, 0);
 }
 
 static int range_cmp(const void *a, const void *b)
@@ -431,9 +445,34 @@ static int sample_process(struct recorder *r, struct process *p, uint64_t time_n
 	return ret;
 }
 
+/*
+ * A CPU profile's sample stands for a period of CPU time. A thread is
+ * sampled when it is running and has used a period's worth of CPU time
+ * since its last sample: with more busy threads than CPUs, each then gets
+ * the share of samples it got of the CPUs, not one per tick for waiting
+ * its turn. The CPU time comes in clock-tick steps (10 ms), so the credit
+ * is allowed to run a few steps ahead before it is capped.
+ */
+static int cpu_time_due(struct recorder *r, struct thread *t, uint64_t cpu_ns)
+{
+	uint64_t period = 1000000000u / r->o->hz, cap = 4 * period;
+
+	if (cap < 40000000u)
+		cap = 40000000u;
+	if (cpu_ns > t->cpu_ns)
+		t->cpu_credit_ns += cpu_ns - t->cpu_ns;
+	t->cpu_ns = cpu_ns;
+	if (t->cpu_credit_ns > cap)
+		t->cpu_credit_ns = cap;
+	if (t->state != 'R' || t->cpu_credit_ns < period)
+		return 0;
+	t->cpu_credit_ns -= period;
+	return 1;
+}
+
 int rec_sample_round(struct recorder *r, int *stop_sig)
 {
-	uint64_t time_ns = rec_now_ns() - r->start_ns;
+	uint64_t time_ns = rec_now_ns() - r->start_ns, cpu_ns;
 	size_t i;
 	int ret = 0, any = 0;
 
@@ -449,12 +488,13 @@ int rec_sample_round(struct recorder *r, int *stop_sig)
 				r->lost[LOST_STOPPED].count++;
 			continue;
 		}
-		t->state = rec_thread_state(t);
+		cpu_ns = t->cpu_ns;
+		t->state = rec_thread_stat(t, &cpu_ns);
 		if (t->state == 0) {
 			t->gone = 1;     /* its exit status comes later */
 			continue;
 		}
-		if (!r->o->wall && t->state != 'R')
+		if (!r->o->wall && !cpu_time_due(r, t, cpu_ns))
 			continue;
 		t->want = 1;
 		any = 1;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * gcsprof record: launching the command under ptrace, or attaching to a
- * running process and checking that it has GCS.
+ * gcsprof record: launching the command (under ptrace, or held until the
+ * perf method's events are on it), or attaching to a running process and
+ * checking that it has GCS.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -150,13 +151,19 @@ static char *tunables_for_command(const char *value)
 	return s;
 }
 
-int rec_launch(struct recorder *r, char **argv, const sigset_t *old_mask)
+int rec_spawn(struct recorder *r, char **argv, const sigset_t *old_mask, int *release_fd)
 {
 	int sync_pipe[2], err_pipe[2];
 	char *tunables = tunables_for_command(r->o->gcs_tunable);
 	pid_t pid;
 
-	if (pipe2(sync_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
+	if (pipe2(sync_pipe, O_CLOEXEC) != 0) {
+		free(tunables);
+		return gp_error(GP_EXIT_SYSTEM, "pipe: %s", strerror(errno));
+	}
+	if (pipe2(err_pipe, O_CLOEXEC) != 0) {
+		close(sync_pipe[0]);
+		close(sync_pipe[1]);
 		free(tunables);
 		return gp_error(GP_EXIT_SYSTEM, "pipe: %s", strerror(errno));
 	}
@@ -174,7 +181,7 @@ int rec_launch(struct recorder *r, char **argv, const sigset_t *old_mask)
 		if (tunables)
 			(void)setenv("GLIBC_TUNABLES", tunables, 1);
 		(void)sigprocmask(SIG_SETMASK, old_mask, NULL);
-		/* Wait until the parent has seized us (it closes its end). */
+		/* Wait until the parent is ready for us (it closes its end). */
 		while (read(sync_pipe[0], &c, 1) < 0 && errno == EINTR)
 			;
 		execvp(argv[0], argv);
@@ -188,16 +195,26 @@ int rec_launch(struct recorder *r, char **argv, const sigset_t *old_mask)
 	close(err_pipe[1]);
 	r->child = pid;
 	r->exec_err_fd = err_pipe[0];
-	if (seize(r, pid, pid) != 0) {
-		int e = errno;
-
-		close(sync_pipe[1]);
-		kill(pid, SIGKILL);
-		(void)waitpid(pid, NULL, 0);
-		return gp_error(e == EPERM ? GP_EXIT_PERMISSION : GP_EXIT_SYSTEM,
-				"cannot trace the command: %s", strerror(e));
-	}
-	close(sync_pipe[1]);
+	*release_fd = sync_pipe[1];
 	return 0;
 }
 
+int rec_launch(struct recorder *r, char **argv, const sigset_t *old_mask)
+{
+	int release, ret = rec_spawn(r, argv, old_mask, &release);
+
+	if (ret)
+		return ret;
+	if (seize(r, r->child, r->child) != 0) {
+		int e = errno;
+
+		close(release);
+		kill(r->child, SIGKILL);
+		(void)waitpid(r->child, NULL, 0);
+		r->child = 0;
+		return gp_error(e == EPERM ? GP_EXIT_PERMISSION : GP_EXIT_SYSTEM,
+				"cannot trace the command: %s", strerror(e));
+	}
+	close(release);
+	return 0;
+}

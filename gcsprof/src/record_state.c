@@ -13,7 +13,7 @@
 #include "record.h"
 
 const char *const rec_lost_names[LOST_NLOST] = {
-	"no-gcs", "thread-gone", "stop-timeout", "walk-error", "group-stopped",
+	"no-gcs", "thread-gone", "stop-timeout", "walk-error", "group-stopped", "ring-overrun",
 };
 
 uint64_t rec_now_ns(void)
@@ -132,19 +132,25 @@ size_t rec_live_threads(const struct recorder *r)
 #define STAT_FD_LIMIT 512
 
 /* A thread's scheduler state letter from /proc/TID/stat, '?' if unknown,
- * 0 if the thread is gone. The line is "tid (comm) S ...": comm may hold
- * anything, so the state is after the last ')'. Only a prefix is read: the
- * state is near the start. The file stays open: a pread from offset 0
+ * 0 if the thread is gone, and in *CPU_NS the CPU time it has used (user
+ * and system, in clock ticks: 10 ms steps), left alone if unknown. The
+ * line is "tid (comm) S ppid ...": comm may hold anything, so the fields
+ * are counted from the last ')'. Only a prefix is read: the fields we
+ * want are near the start. The file stays open: a pread from offset 0
  * makes procfs generate it again, which saves an open and a close per
  * thread per tick. */
-char rec_thread_state(struct thread *t)
+char rec_thread_stat(struct thread *t, uint64_t *cpu_ns)
 {
-	char path[64], buf[256], *p;
+	static long tick_ns;
+	char path[64], buf[512], *p, *end;
+	unsigned long long utime, stime;
 	ssize_t n;
-	int fd = t->stat_fd, err;
+	int fd = t->stat_fd, err, field;
 
 	if (fd < 0) {
-		snprintf(path, sizeof(path), "/proc/%d/stat", (int)t->tid);
+		/* The task/ entry: /proc/TID/stat would count the CPU time
+		 * of the whole thread group. */
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)t->pid, (int)t->tid);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			return errno == ENOENT || errno == ESRCH ? 0 : '?';
@@ -163,6 +169,21 @@ char rec_thread_state(struct thread *t)
 	p = strrchr(buf, ')');
 	if (!p || p[1] != ' ' || !p[2])
 		return '?';
+	/* utime and stime are fields 14 and 15; the state is field 3. */
+	end = p + 2;
+	for (field = 3; field < 14 && end; field++) {
+		end = strchr(end, ' ');
+		if (end)
+			end++;
+	}
+	if (end && sscanf(end, "%llu %llu", &utime, &stime) == 2) {
+		if (!tick_ns) {
+			long hz = sysconf(_SC_CLK_TCK);
+
+			tick_ns = 1000000000L / (hz > 0 ? hz : 100);
+		}
+		*cpu_ns = (uint64_t)(utime + stime) * (uint64_t)tick_ns;
+	}
 	return p[2];
 }
 

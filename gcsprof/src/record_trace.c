@@ -177,19 +177,26 @@ int rec_drain_events(struct recorder *r)
 
 /* Wait for SIGCHLD (or a stop request) for at most NS nanoseconds.
  * Returns 1 if a stop was requested (SIGINT, SIGTERM, SIGHUP). */
+int rec_stop_signal(struct recorder *r, const siginfo_t *si, int *stop_sig)
+{
+	int sig = si->si_signo;
+
+	if (sig != SIGINT && sig != SIGTERM && sig != SIGHUP)
+		return 0;
+	*stop_sig = sig;
+	r->stop_from_process = si->si_code == SI_USER || si->si_code == SI_QUEUE ||
+			       si->si_code == SI_TKILL;
+	return 1;
+}
+
 int rec_wait_signal(struct recorder *r, uint64_t ns, int *stop_sig)
 {
 	struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
 	siginfo_t si;
-	int sig = sigtimedwait(&r->sigs, &si, &ts);
 
-	if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
-		*stop_sig = sig;
-		r->stop_from_process = si.si_code == SI_USER || si.si_code == SI_QUEUE ||
-				       si.si_code == SI_TKILL;
-		return 1;
-	}
-	return 0;
+	if (sigtimedwait(&r->sigs, &si, &ts) < 0)
+		return 0;
+	return rec_stop_signal(r, &si, stop_sig);
 }
 
 /* Wait until every wanted thread has stopped (or is gone), up to 2 s. */

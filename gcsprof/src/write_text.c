@@ -161,6 +161,11 @@ int gp_write_text(const struct gp_model *m, struct gp_out *out, const struct gp_
 	fprintf(f, "# gcsprof report: %" PRIu64 " samples, %s profile at %u Hz over %.2f s\n",
 		m->total, r->mode, r->hz, (double)r->duration_ns / 1e9);
 	fprintf(f, "# command: %s\n", r->command ? r->command : "?");
+	if (r->method && strcmp(r->method, "perf") == 0)
+		fprintf(f, "# method: perf (%s event; the kernel took the chains, the target never "
+			   "stopped)\n", r->event ? r->event : "?");
+	else if (r->method)
+		fprintf(f, "# method: %s (every sample stopped the target)\n", r->method);
 	if (lost) {
 		fprintf(f, "# not sampled:");
 		for (i = 0; i < r->nlost; i++)

@@ -45,6 +45,20 @@ if ! grep -qw gcs /proc/cpuinfo; then
 	exit 4
 fi
 
+# The method record is asked to use (GCSPROF_METHOD: perf or ptrace), and
+# the one its default (auto) must choose: perf where the kernel takes call
+# chains from the GCS.
+M=${GCSPROF_METHOD:-}
+if [ -n "$M" ]; then
+	want_method=$M
+elif [ -e /proc/sys/kernel/perf_callchain_gcs ]; then
+	want_method=perf
+else
+	want_method=ptrace
+fi
+rec() { gcsprof record ${M:+--method "$M"} "$@"; }
+echo "# record method: ${M:-auto}, expecting $want_method"
+
 # The samples (total) of FUNCTION in a text report.
 samples_of() { # samples_of REPORT FUNCTION
 	awk -v f="$2" '$4 == f { print $3; exit }' "$1"
@@ -59,7 +73,7 @@ t_split() {
 	sa=0 sb=0
 	for round in 1 2 3 4 5 6; do
 		status_is 0 "record the 3:1 split workload (run $round)" \
-			gcsprof record -q -F 250 --gcs-tunable 3 -o split.data -- $T/gcsprof-split 8
+			rec -q -F 250 --gcs-tunable 3 -o split.data -- $T/gcsprof-split 8
 		status_is 0 "report text" gcsprof report split.data -o split.txt
 		[ "$round" -eq 1 ] && show split.txt | head -n 20
 		# The split is between the two paths: samples elsewhere
@@ -77,6 +91,8 @@ t_split() {
 	check "enough samples of the two paths ($((sa + sb)))" [ $((sa + sb)) -ge 1000 ]
 	check "path_a's share is 75 +- 5 points ($((a / 10)).$((a % 10)))" [ "$a" -ge 700 -a "$a" -le 800 ]
 	check "path_b's share is 25 +- 5 points ($((b / 10)).$((b % 10)))" [ "$b" -ge 200 -a "$b" -le 300 ]
+	check "the profile says method $want_method" grep -qx "method $want_method" split.data
+	check "report names the method" grep -q "^# method: $want_method" split.txt
 	status_is 0 "report folded" gcsprof report split.data --format folded -o split.folded
 	total=$(awk '{ s += $NF } END { print s + 0 }' split.folded)
 	inpaths=$(grep -E '(^|;)(path_a|path_b|burn_a|burn_b)(;| )' split.folded |
@@ -99,7 +115,7 @@ t_split() {
 
 t_threads() {
 	status_is 0 "record three named threads (new after attach)" \
-		gcsprof record -q --gcs-tunable 3 -o threads.data -- $T/gcsprof-threads 3
+		rec -q --gcs-tunable 3 -o threads.data -- $T/gcsprof-threads 3
 	status_is 0 "report --per-thread" gcsprof report threads.data --per-thread -o threads.txt
 	grep '^## thread' threads.txt | show
 	for w in worker-1 worker-2 worker-3; do
@@ -107,23 +123,34 @@ t_threads() {
 	done
 	check "no status line when stderr is not a terminal" sh -c '! grep -q "samples/s" err.txt'
 	if command -v script >/dev/null; then
-		script -qec "gcsprof record --gcs-tunable 3 -o tty.data -- $T/gcsprof-split 2" \
+		script -qec "gcsprof record ${M:+--method $M} --gcs-tunable 3 -o tty.data -- $T/gcsprof-split 2" \
 			tty.log >/dev/null 2>&1
 		check "a status line on a terminal" grep -q 'samples/s' tty.log
 	fi
 	status_is 0 "folded --per-thread" gcsprof report threads.data --per-thread -f folded -o threads.folded
 	check "worker-1's chains end in worker" grep -qE '^worker-1;(.*;)?worker(;| )' threads.folded
+	# A CPU profile's samples stand for CPU time: with 16 busy threads on
+	# the guest's CPUs, as many as the CPU time used at -F 99, not one per
+	# thread per tick for waiting its turn.
+	status_is 0 "record 16 busy threads" \
+		rec -q -F 99 --gcs-tunable 3 -o t16.data -- $T/gcsprof-threads 3 16
+	cpu=$(sed -n 's/^threads: done, cpu \([0-9.]*\) s$/\1/p' out.txt)
+	got=$(grep -c '^sample ' t16.data)
+	want=$(awk -v c="${cpu:-0}" 'BEGIN { printf "%d", c * 99 }')
+	echo "# 16 threads: $got samples for ${cpu:-?} s of CPU time ($want at 99 Hz)"
+	check "samples match the CPU time used (0.4 to 1.25 times $want: $got)" \
+		[ "$want" -gt 0 -a $((got * 100)) -le $((want * 125)) -a $((got * 100)) -ge $((want * 40)) ]
 }
 
 t_signals() {
 	status_is 3 "signals delivered, exit status 3 passed through" \
-		gcsprof record -q --gcs-tunable 3 -o signals.data -- $T/gcsprof-signals
+		rec -q --gcs-tunable 3 -o signals.data -- $T/gcsprof-signals
 	check "the command's output says all 10 signals arrived" grep -q '10 of 10' out.txt
 	status_is 143 "death by SIGTERM passed through as 128+15" \
-		gcsprof record -q --gcs-tunable 3 -o signals2.data -- $T/gcsprof-signals kill
+		rec -q --gcs-tunable 3 -o signals2.data -- $T/gcsprof-signals kill
 	status_is 0 "the profile of a killed command is complete" gcsprof report signals2.data -o /dev/null
 	GLIBC_TUNABLES=$GCS3 status_is 3 "a user's GLIBC_TUNABLES is kept" \
-		gcsprof record -q -o signals3.data -- $T/gcsprof-signals
+		rec -q -o signals3.data -- $T/gcsprof-signals
 	# The forked child (its own process, named forked-child) is sampled
 	# too, with chains from its main into child_work.
 	status_is 0 "report of a command that forks" \
@@ -145,7 +172,7 @@ t_signals() {
 	# (ld.so still mapping libraries) its first sample came. A frame in
 	# no recorded file shows as [0x...]; only a leaf may (the vDSO).
 	status_is 0 "record a shell that runs the workload, then execs it" \
-		gcsprof record -q -F 250 --gcs-tunable 3 -o exec.data -- \
+		rec -q -F 250 --gcs-tunable 3 -o exec.data -- \
 		sh -c "$T/gcsprof-split 1; exec $T/gcsprof-split 1"
 	status_is 0 "report it folded" gcsprof report exec.data -f folded -o exec.folded
 	grep -E '\[0x[0-9a-f]+\];' exec.folded | head -n 3 | show
@@ -158,7 +185,7 @@ t_signals() {
 	# (SIGTERM: a background job of a script ignores SIGINT, and so would
 	# the command, as it would without gcsprof.)
 	start=$(date +%s)
-	gcsprof record -q --gcs-tunable 3 -o int.data -- $T/gcsprof-split 60 >/dev/null &
+	rec -q --gcs-tunable 3 -o int.data -- $T/gcsprof-split 60 >/dev/null &
 	rec=$!
 	sleep 3
 	kill -TERM $rec
@@ -174,7 +201,7 @@ t_attach() {
 	GLIBC_TUNABLES=$GCS3 $T/gcsprof-split 60 >/dev/null &
 	target=$!
 	sleep 1
-	gcsprof record -q -p $target -o attach.data 2>attach.err &
+	rec -q -p $target -o attach.data 2>attach.err &
 	rec=$!
 	sleep 4
 	kill -INT $rec
@@ -200,7 +227,7 @@ t_attach() {
 	target=$!
 	sleep 1
 	sig=$(sed -n 's/^signal //p' sigcount.out)
-	gcsprof record -q -F 10 -p $target -o sigs.data 2>sigs.err &
+	rec -q -F 10 -p $target -o sigs.data 2>sigs.err &
 	rec=$!
 	sleep 1
 	rm -f sender.stop
@@ -284,15 +311,15 @@ t_smash() {
 t_errors() {
 	[ -f split.data ] ||
 		gcsprof record -q --gcs-tunable 3 -o split.data -- $T/gcsprof-split 1 >/dev/null
-	status_is 65 "nonexistent pid" gcsprof record -p 999999 -o e.data
+	status_is 65 "nonexistent pid" rec -p 999999 -o e.data
 	status_is 65 "status of a nonexistent pid" gcsprof status 999999
 	sleep 30 &
 	s=$!
-	status_is 67 "target without GCS" gcsprof record -p $s -o e.data
+	status_is 67 "target without GCS" rec -p $s -o e.data
 	status_is 66 "not permitted" setpriv --reuid=65534 --regid=65534 --clear-groups \
-		/opt/gcsprof/bin/gcsprof record -p $s -o /tmp/e.data
+		/opt/gcsprof/bin/gcsprof record ${M:+--method $M} -p $s -o /tmp/e.data
 	kill $s
-	status_is 72 "unwritable output" gcsprof record -o /proc/nonexistent/x -- true
+	status_is 72 "unwritable output" rec -o /proc/nonexistent/x -- true
 	status_is 72 "unwritable report output" gcsprof report split.data -o /proc/nonexistent/x
 	printf 'hello\n' >bad.data
 	status_is 69 "bad profile" gcsprof report bad.data
@@ -300,13 +327,13 @@ t_errors() {
 	status_is 70 "truncated profile" gcsprof report trunc.data
 	status_is 71 "bad core" gcsprof inspect bad.data
 	status_is 75 "missing profile" gcsprof report /nonexistent
-	status_is 127 "command not found" gcsprof record -o e.data -- /nonexistent/program
+	status_is 127 "command not found" rec -o e.data -- /nonexistent/program
 	status_is 0 "--fallback fp samples a process without GCS" \
-		gcsprof record --fallback fp -o fb.data -- $T/gcsprof-split 2
+		rec --fallback fp -o fb.data -- $T/gcsprof-split 2
 	check "and says so once" [ "$(grep -c 'without GCS' err.txt)" -eq 1 ]
 	check "its samples are marked as fallback" grep -q '^sample .* f P' fb.data
 	status_is 0 "without --fallback the same is skipped, and counted" \
-		gcsprof record -o nofb.data -- $T/gcsprof-split 2
+		rec -o nofb.data -- $T/gcsprof-split 2
 	check "counted as no-gcs" grep -q '^lost no-gcs [1-9]' nofb.data
 	status_is 64 "usage error" gcsprof record --frobnicate
 	check "each error is one line" [ "$(wc -l <err.txt)" -eq 1 ]
@@ -317,6 +344,108 @@ t_errors() {
 	show out.txt
 	check "status shows GCS on" grep -q ' on ' out.txt
 	kill $s
+}
+
+# What the perf method adds: the choice of method, a target never
+# stopped, counted losses, a thread that turns GCS off, many children,
+# and perf's own tool getting the GCS chains.
+t_perf() {
+	if [ "$want_method" != perf ]; then
+		status_is 74 "--method perf where the kernel takes no GCS call chains" \
+			gcsprof record --method perf -o e.data -- true
+		check "in one line" [ "$(wc -l <err.txt)" -eq 1 ]
+		show err.txt
+		status_is 0 "auto records with ptrace" rec -q --gcs-tunable 3 -o auto.data -- \
+			$T/gcsprof-split 1
+		check "and says why, once" [ "$(grep -c 'sampling with ptrace' err.txt)" -eq 1 ]
+		check "the profile says ptrace" grep -qx 'method ptrace' auto.data
+		return
+	fi
+	status_is 74 "--method perf --wall is refused" \
+		gcsprof record --method perf --wall -o e.data -- true
+	status_is 0 "--wall alone records with ptrace" \
+		gcsprof record -q --wall --gcs-tunable 3 -o w.data -- $T/gcsprof-split 1
+	check "and the profile says so" grep -qx 'method ptrace' w.data
+	check "without a warning (it is documented)" sh -c '! grep -q warning err.txt'
+
+	# -p: the target is never stopped or traced while it is sampled.
+	GLIBC_TUNABLES=$GCS3 $T/gcsprof-split 30 >/dev/null &
+	target=$!
+	sleep 1
+	gcsprof record -q -p $target -o p.data 2>p.err &
+	rec=$!
+	traced=0 stopped=0 i=0
+	while [ $i -lt 40 ]; do
+		grep -q '^TracerPid:[[:space:]]*0$' /proc/$target/status || traced=$((traced + 1))
+		grep -q '^State:[[:space:]]*[tT]' /proc/$target/status && stopped=$((stopped + 1))
+		i=$((i + 1))
+		sleep 0.05
+	done
+	kill -INT $rec
+	wait $rec
+	rc=$?
+	check "record -p ends on SIGINT ($rc)" [ "$rc" -eq 0 ]
+	check "the target was never traced ($traced of 40 looks)" [ "$traced" -eq 0 ]
+	check "nor stopped ($stopped of 40 looks)" [ "$stopped" -eq 0 ]
+	status_is 0 "the perf -p profile reports" gcsprof report p.data -o p.txt
+	check "with path_a" grep -q path_a p.txt
+	check "and method perf" grep -qx 'method perf' p.data
+	kill $target
+	wait $target 2>/dev/null
+
+	# A recorder that cannot keep up: stopped for 3 s while 8 threads
+	# fill the rings at 2000 Hz. What the kernel could not write is
+	# counted, and what it wrote is kept.
+	gcsprof record -q -F 2000 --gcs-tunable 3 -o lost.data -- $T/gcsprof-threads 5 8 \
+		>/dev/null 2>lost.err &
+	rec=$!
+	sleep 1
+	kill -STOP $rec
+	sleep 3
+	kill -CONT $rec
+	wait $rec
+	rc=$?
+	check "the stopped recorder's run ends with status 0 ($rc)" [ "$rc" -eq 0 ]
+	grep '^lost ring-overrun' lost.data | show
+	check "the ring overruns are counted" grep -qE '^lost ring-overrun [1-9]' lost.data
+	status_is 0 "and the profile reports" gcsprof report lost.data -o lost.txt
+	check "naming the loss" grep -q 'ring-overrun' lost.txt
+
+	# perf's own tool on this kernel: perf record -g gets the GCS chains
+	# of a program without frame pointers; with the kernel told to walk
+	# frame records instead, the same program's chains miss main.
+	for gcs in 1 0; do
+		echo $gcs >/proc/sys/kernel/perf_callchain_gcs
+		perf record -q -e cycles:u -g -F 499 -o perf$gcs.data -- \
+			env GLIBC_TUNABLES=$GCS3 $T/gcsprof-split 2 >/dev/null 2>&1
+		perf script -i perf$gcs.data --no-inline -F ip,sym >perf$gcs.txt 2>/dev/null
+	done
+	echo 1 >/proc/sys/kernel/perf_callchain_gcs
+	count() { awk 'BEGIN { RS = "" } /path_a|path_b/ { n++; if (/ main\n/) m++ } END { print n + 0, m + 0 }' "$1"; }
+	set -- $(count perf1.txt)
+	check "perf record -g: every chain through the paths reaches main ($2 of $1)" \
+		[ "$1" -ge 100 -a "$1" -eq "$2" ]
+	set -- $(count perf0.txt)
+	check "with kernel.perf_callchain_gcs=0 they do not ($2 of $1)" [ "$1" -ge 100 -a "$2" -lt "$1" ]
+
+	# A thread that turns GCS off part-way: its later samples are
+	# counted as without GCS, or labelled as fallback chains.
+	status_is 0 "record a program that turns GCS off" \
+		rec -q --gcs-tunable 0 -o off.data -- $T/gcsprof-gcsoff 1
+	status_is 0 "report it" gcsprof report off.data -f folded -o off.folded
+	check "the half with GCS is there" grep -q ';with_gcs' off.folded
+	check "the half without is not" sh -c '! grep -q without_gcs off.folded'
+	check "it is counted as no-gcs" grep -qE '^lost no-gcs [1-9]' off.data
+	status_is 0 "the same with --fallback fp" \
+		rec -q --fallback fp --gcs-tunable 0 -o offfp.data -- $T/gcsprof-gcsoff 1
+	check "the fallback samples are labelled" grep -q '^sample .* f P' offfp.data
+
+	# A command that runs hundreds of programs, then execs the workload.
+	status_is 0 "record a shell running 200 programs" \
+		rec -q --gcs-tunable 3 -o many.data -- \
+		sh -c "i=0; while [ \$i -lt 200 ]; do /bin/true; i=\$((i + 1)); done; exec $T/gcsprof-split 1"
+	status_is 0 "its profile reports" gcsprof report many.data -f folded -o many.folded
+	check "with the workload's chains" grep -qE '(^|;)main;path_a;' many.folded
 }
 
 # For the host test: a profile and a core, with the files they map, in
@@ -347,7 +476,7 @@ t_for_host() {
 }
 
 tests=${*:-all}
-[ "$tests" = all ] && tests="split threads signals attach wall smash errors"
+[ "$tests" = all ] && tests="split threads signals attach wall smash errors perf"
 for t in $tests; do
 	echo "# --- $t"
 	"t_$t"

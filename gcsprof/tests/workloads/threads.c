@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * Three named threads burning CPU (worker-1..3, each in its own function),
+ * Named threads burning CPU (worker-1..N, each in its own function),
  * started after a delay so that they are new to a recorder that is already
- * attached. Usage: gcsprof-threads [SECONDS] (default 3).
+ * attached. At the end it prints the CPU time the process used, which a
+ * CPU profile's samples must stand for. Usage: gcsprof-threads [SECONDS
+ * [THREADS]] (default 3 s, 3 threads).
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -23,13 +26,18 @@ NOINLINE void *worker(void *arg)
 
 int main(int argc, char **argv)
 {
-	pthread_t t[3];
-	int i;
+	pthread_t t[256];
+	struct rusage ru;
+	int i, n = 3;
 
 	if (argc > 1)
 		seconds = atof(argv[1]);
+	if (argc > 2)
+		n = atoi(argv[2]);
+	if (n < 1 || n > 256)
+		return 2;
 	usleep(100000);
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < n; i++) {
 		char name[16];
 
 		if (pthread_create(&t[i], NULL, worker, NULL) != 0)
@@ -38,9 +46,13 @@ int main(int argc, char **argv)
 		if (pthread_setname_np(t[i], name) != 0)
 			return 1;
 	}
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < n; i++)
 		if (pthread_join(t[i], NULL) != 0)
 			return 1;
-	printf("threads: done\n");
+	if (getrusage(RUSAGE_SELF, &ru) != 0)
+		return 1;
+	printf("threads: done, cpu %.3f s\n",
+	       (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+		       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6);
 	return 0;
 }
