@@ -138,6 +138,8 @@ int gp_parse_options(const struct gp_command *cmd, void *opts, int argc, char **
 	for (; i < argc; i++)
 		operands[n++] = argv[i];
 	memcpy(&argv[1], operands, (size_t)n * sizeof(*argv));
+	/* The operands may be a command for execvp(): end the list. */
+	argv[n + 1] = NULL;
 	free(operands);
 	if (n < cmd->min_args || (cmd->max_args >= 0 && n > cmd->max_args))
 		return gp_error(GP_EXIT_USAGE, "%s: wrong number of arguments (usage: gcsprof %s %s)",

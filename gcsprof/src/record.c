@@ -43,6 +43,8 @@ static const struct gp_option record_options[] = {
 	{ "method", 0, GP_OPT_STRING, OPT(method), "auto|perf|ptrace",
 	  "perf: the kernel's GCS call chains, target never stopped; ptrace: stop and walk each "
 	  "thread; auto (default): perf where the kernel can", 0, 0, method_choices },
+	{ "mmap-pages", 'm', GP_OPT_UINT, OPT(mmap_pages), "PAGES",
+	  "perf method: ring buffer pages per CPU, a power of two (default 128)", 1, 65536, NULL },
 	{ "quiet", 'q', GP_OPT_FLAG, OPT(quiet), NULL, "no status line", 0, 0, NULL },
 };
 #undef OPT
@@ -68,6 +70,7 @@ static int choose_method(const struct record_opts *o, enum rec_method *method,
 {
 	const char *why = NULL;
 	int asked = strcmp(o->method, "perf") == 0, quiet_fallback = 0;
+	int status = GP_EXIT_UNSUPPORTED;
 
 	*method = REC_METHOD_PTRACE;
 	*event = NULL;
@@ -80,12 +83,13 @@ static int choose_method(const struct record_opts *o, enum rec_method *method,
 		why = "the kernel unwinds threads without GCS by frame records only, so "
 		      "--fallback cfi needs --method ptrace";
 		quiet_fallback = 1;
-	} else if (rec_perf_usable(&why, event) == 0) {
+	} else if ((status = rec_perf_usable(&why, event)) == 0) {
 		*method = REC_METHOD_PERF;
 		return 0;
 	}
 	if (asked)
-		return gp_error(GP_EXIT_UNSUPPORTED, "record: --method perf: %s", why);
+		return gp_error(quiet_fallback ? GP_EXIT_UNSUPPORTED : status,
+				"record: --method perf: %s", why);
 	if (!quiet_fallback)
 		gp_warn("sampling with ptrace (every sample stops the target): %s", why);
 	return 0;
@@ -170,6 +174,9 @@ static int record_run(void *p, int argc, char **argv)
 		return gp_error(GP_EXIT_USAGE, "record: give a command to run or -p PID");
 	if (o->pid && argc > 0)
 		return gp_error(GP_EXIT_USAGE, "record: give either -p PID or a command, not both");
+	if (o->mmap_pages & (o->mmap_pages - 1))
+		return gp_error(GP_EXIT_USAGE, "record: --mmap-pages: %u is not a power of two",
+				o->mmap_pages);
 	if (o->pid) {
 		char *end;
 		long v = strtol(o->pid, &end, 10);

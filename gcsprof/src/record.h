@@ -34,6 +34,7 @@ struct record_opts {
 	const char *fallback;     /* "none", "fp", "cfi" */
 	const char *gcs_tunable;  /* value for glibc.cpu.aarch64_gcs */
 	const char *method;       /* "auto", "perf", "ptrace" */
+	unsigned mmap_pages;      /* perf: ring pages per CPU, 0: the default */
 	int quiet;
 };
 
@@ -198,8 +199,9 @@ int rec_ptrace_run(struct recorder *r, pid_t pid, char **argv, const sigset_t *o
 void rec_ptrace_release(struct recorder *r);
 
 /* record_perf.c: the perf method */
-/* Can the kernel give GCS call chains through perf? 0, or -1 with *WHY
- * (a static string) saying why not. *EVENT: the event that will be used. */
+/* Can the kernel give GCS call chains through perf? 0, or the exit status
+ * for it (GP_EXIT_PERMISSION, GP_EXIT_UNSUPPORTED) with *WHY (a static
+ * string) saying why not. *EVENT: the event that will be used. */
 int rec_perf_usable(const char **why, const char **event);
 int rec_perf_run(struct recorder *r, pid_t pid, char **argv, const sigset_t *old_mask,
 		 int *stop_sig);

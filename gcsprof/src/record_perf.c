@@ -42,9 +42,10 @@
 
 #define CALLCHAIN_SYSCTL "/proc/sys/kernel/perf_callchain_gcs"
 
-/* Ring size per CPU in pages: the most, halved while the kernel refuses
- * (an unprivileged user's perf_event_mlock_kb), down to the least. */
-#define RING_PAGES_MAX 128
+/* Ring size per CPU in pages (--mmap-pages, else the default), halved
+ * while the kernel refuses (an unprivileged user's perf_event_mlock_kb),
+ * down to the least. */
+#define RING_PAGES_DEFAULT 128
 #define RING_PAGES_MIN 8
 /* How long the loop sleeps at most: the latency of the status line, of
  * noticing that an attached process is gone, and of reading the rings
@@ -100,7 +101,8 @@ static void fill_attr(struct perf_event_attr *a, const struct event_kind *k, uns
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
 	a->watermark = 1;
-	a->wakeup_watermark = RING_PAGES_MIN * 4096 / 2;
+	/* Wake up at a quarter of the smallest ring we may get. */
+	a->wakeup_watermark = 1024;
 	a->disabled = at_exec;
 	a->enable_on_exec = at_exec;
 }
@@ -127,14 +129,14 @@ int rec_perf_usable(const char **why, const char **event)
 	fd = open(CALLCHAIN_SYSCTL, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		*why = "this kernel takes no call chains from the GCS (no " CALLCHAIN_SYSCTL ")";
-		return -1;
+		return GP_EXIT_UNSUPPORTED;
 	}
 	if (read(fd, &v, 1) != 1)
 		v = 0;
 	close(fd);
 	if (v != '1') {
 		*why = "kernel.perf_callchain_gcs is not 1 (the kernel walks frame records)";
-		return -1;
+		return GP_EXIT_UNSUPPORTED;
 	}
 	/* The same event on ourselves: permission, PMU, the GCSPR register. */
 	for (i = 0; i < NKINDS; i++) {
@@ -153,7 +155,7 @@ int rec_perf_usable(const char **why, const char **event)
 		 err == EACCES || err == EPERM ?
 		 " (see /proc/sys/kernel/perf_event_paranoid, or run as root)" : "");
 	*why = msg;
-	return -1;
+	return err == EACCES || err == EPERM ? GP_EXIT_PERMISSION : GP_EXIT_UNSUPPORTED;
 }
 
 /* ---- Setting up ------------------------------------------------------ */
@@ -202,12 +204,12 @@ static int online_cpus(int **cpus, size_t *n)
 	return *n ? 0 : -1;
 }
 
-static int map_ring(struct perf_ring *rg, int fd)
+static int map_ring(struct perf_ring *rg, int fd, unsigned asked)
 {
 	long page = sysconf(_SC_PAGESIZE);
-	size_t pages;
+	size_t pages, least = asked && asked < RING_PAGES_MIN ? asked : RING_PAGES_MIN;
 
-	for (pages = RING_PAGES_MAX; pages >= RING_PAGES_MIN; pages /= 2) {
+	for (pages = asked ? asked : RING_PAGES_DEFAULT; pages >= least; pages /= 2) {
 		void *m = mmap(NULL, (pages + 1) * (size_t)page, PROT_READ | PROT_WRITE, MAP_SHARED,
 			       fd, 0);
 
@@ -244,7 +246,7 @@ static int open_task_events(struct recorder *r, pid_t tid)
 		pr->fds = g;
 		pr->fds[pr->nfds++] = fd;
 		if (rg->fd < 0) {
-			if (map_ring(rg, fd) != 0)
+			if (map_ring(rg, fd, r->o->mmap_pages) != 0)
 				return -errno;
 		} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, rg->fd) != 0) {
 			return -errno;

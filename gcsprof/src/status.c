@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* gcsprof status PID: each thread's GCS state, through a short ptrace
- * stop (libgcswalk seizes, reads, and detaches). */
+ * stop (libgcswalk seizes, reads, and detaches), and the method record
+ * would use. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include <gcswalk.h>
 
 #include "gcsprof.h"
+#include "record.h"
 
 struct status_opts {
 	int unused;
@@ -16,6 +18,7 @@ struct status_opts {
 static int status_run(void *p, int argc, char **argv)
 {
 	gcswalk_target *t = NULL;
+	const char *why = NULL, *event = NULL;
 	char *msg = NULL, *end;
 	struct gp_out out;
 	long pid;
@@ -80,6 +83,12 @@ static int status_run(void *p, int argc, char **argv)
 			fprintf(out.fp, "-\n");
 	}
 	gcswalk_target_close(t);
+	if (rec_perf_usable(&why, &event) == 0)
+		fprintf(out.fp, "record would sample with perf (%s event): the kernel takes the "
+			"chains from the GCS, the target is never stopped\n", event);
+	else
+		fprintf(out.fp, "record would sample with ptrace (every sample stops the target): "
+			"%s\n", why);
 	return gp_out_close(&out);
 }
 

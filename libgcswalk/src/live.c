@@ -410,8 +410,9 @@ static int read_maps(struct gcswalk_target *t)
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)t->pid);
 	text = read_small_file(path);
 	if (!text)
-		return gw_fail_errno(t, errno == ENOENT ? GCSWALK_E_NO_PROCESS : GCSWALK_E_SYSTEM,
-				     errno, "%s", path);
+		return gw_fail_errno(t, errno == ENOENT ? GCSWALK_E_NO_PROCESS :
+				     errno == EACCES || errno == EPERM ? GCSWALK_E_PERMISSION :
+				     GCSWALK_E_SYSTEM, errno, "%s", path);
 	for (line = text; *line; line = next) {
 		unsigned long long lo, hi, off;
 		int name_at = 0;

@@ -49,13 +49,14 @@ fi
 # the one its default (auto) must choose: perf where the kernel takes call
 # chains from the GCS.
 M=${GCSPROF_METHOD:-}
-if [ -n "$M" ]; then
-	want_method=$M
-elif [ -e /proc/sys/kernel/perf_callchain_gcs ]; then
-	want_method=perf
+if [ -e /proc/sys/kernel/perf_callchain_gcs ]; then
+	auto_method=perf
 else
-	want_method=ptrace
+	auto_method=ptrace
 fi
+want_method=${M:-$auto_method}
+# (A function: in the background, $! would be the subshell running it,
+# not gcsprof, so background recordings spell the command out.)
 rec() { gcsprof record ${M:+--method "$M"} "$@"; }
 echo "# record method: ${M:-auto}, expecting $want_method"
 
@@ -92,6 +93,10 @@ t_split() {
 	check "path_a's share is 75 +- 5 points ($((a / 10)).$((a % 10)))" [ "$a" -ge 700 -a "$a" -le 800 ]
 	check "path_b's share is 25 +- 5 points ($((b / 10)).$((b % 10)))" [ "$b" -ge 200 -a "$b" -le 300 ]
 	check "the profile says method $want_method" grep -qx "method $want_method" split.data
+	if [ "$want_method" = perf ]; then
+		ev=${GCSPROF_EXPECT_EVENT:-cycles}
+		check "sampling on $ev" grep -qx "event $ev" split.data
+	fi
 	check "report names the method" grep -q "^# method: $want_method" split.txt
 	status_is 0 "report folded" gcsprof report split.data --format folded -o split.folded
 	total=$(awk '{ s += $NF } END { print s + 0 }' split.folded)
@@ -185,7 +190,8 @@ t_signals() {
 	# (SIGTERM: a background job of a script ignores SIGINT, and so would
 	# the command, as it would without gcsprof.)
 	start=$(date +%s)
-	rec -q --gcs-tunable 3 -o int.data -- $T/gcsprof-split 60 >/dev/null &
+	gcsprof record ${M:+--method "$M"} -q --gcs-tunable 3 -o int.data -- \
+		$T/gcsprof-split 60 >/dev/null &
 	rec=$!
 	sleep 3
 	kill -TERM $rec
@@ -201,7 +207,7 @@ t_attach() {
 	GLIBC_TUNABLES=$GCS3 $T/gcsprof-split 60 >/dev/null &
 	target=$!
 	sleep 1
-	rec -q -p $target -o attach.data 2>attach.err &
+	gcsprof record ${M:+--method "$M"} -q -p $target -o attach.data 2>attach.err &
 	rec=$!
 	sleep 4
 	kill -INT $rec
@@ -227,7 +233,7 @@ t_attach() {
 	target=$!
 	sleep 1
 	sig=$(sed -n 's/^signal //p' sigcount.out)
-	rec -q -F 10 -p $target -o sigs.data 2>sigs.err &
+	gcsprof record ${M:+--method "$M"} -q -F 10 -p $target -o sigs.data 2>sigs.err &
 	rec=$!
 	sleep 1
 	rm -f sender.stop
@@ -335,6 +341,9 @@ t_errors() {
 	status_is 0 "without --fallback the same is skipped, and counted" \
 		rec -o nofb.data -- $T/gcsprof-split 2
 	check "counted as no-gcs" grep -q '^lost no-gcs [1-9]' nofb.data
+	status_is 0 "the command gets its arguments and nothing more" \
+		rec -q -F 50 -o e.data -- /bin/echo one two
+	check "exactly them" [ "$(cat out.txt)" = "one two" ]
 	status_is 64 "usage error" gcsprof record --frobnicate
 	check "each error is one line" [ "$(wc -l <err.txt)" -eq 1 ]
 	GLIBC_TUNABLES=$GCS3 $T/gcsprof-split 30 >/dev/null &
@@ -343,6 +352,8 @@ t_errors() {
 	status_is 0 "status of a GCS process" gcsprof status $s
 	show out.txt
 	check "status shows GCS on" grep -q ' on ' out.txt
+	check "and the method record would use by default ($auto_method)" \
+		grep -q "^record would sample with $auto_method" out.txt
 	kill $s
 }
 
@@ -394,9 +405,9 @@ t_perf() {
 	wait $target 2>/dev/null
 
 	# A recorder that cannot keep up: stopped for 3 s while 8 threads
-	# fill the rings at 2000 Hz. What the kernel could not write is
-	# counted, and what it wrote is kept.
-	gcsprof record -q -F 2000 --gcs-tunable 3 -o lost.data -- $T/gcsprof-threads 5 8 \
+	# fill its small rings (8 pages) at 2000 Hz. What the kernel could
+	# not write is counted, and what it wrote is kept.
+	gcsprof record -q -F 2000 -m 8 --gcs-tunable 3 -o lost.data -- $T/gcsprof-threads 5 8 \
 		>/dev/null 2>lost.err &
 	rec=$!
 	sleep 1
@@ -406,6 +417,7 @@ t_perf() {
 	wait $rec
 	rc=$?
 	check "the stopped recorder's run ends with status 0 ($rc)" [ "$rc" -eq 0 ]
+	show lost.err
 	grep '^lost ring-overrun' lost.data | show
 	check "the ring overruns are counted" grep -qE '^lost ring-overrun [1-9]' lost.data
 	status_is 0 "and the profile reports" gcsprof report lost.data -o lost.txt
@@ -439,6 +451,28 @@ t_perf() {
 	status_is 0 "the same with --fallback fp" \
 		rec -q --fallback fp --gcs-tunable 0 -o offfp.data -- $T/gcsprof-gcsoff 1
 	check "the fallback samples are labelled" grep -q '^sample .* f P' offfp.data
+
+	# An unprivileged user samples its own command through perf
+	# (perf_event_paranoid 2), with rings that fit its locked-memory
+	# allowance; at 3 (Debian's "no perf for users") record falls back to
+	# ptrace, saying why, and --method perf is refused as not permitted.
+	u="setpriv --reuid=65534 --regid=65534 --clear-groups"
+	out=/tmp/gcsprof-user.$$.data
+	paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
+	echo 2 >/proc/sys/kernel/perf_event_paranoid
+	status_is 0 "an unprivileged user records with perf" \
+		$u /opt/gcsprof/bin/gcsprof record -q --gcs-tunable 3 -o $out -- $T/gcsprof-split 1
+	check "its profile says method perf" grep -qx 'method perf' $out
+	echo 3 >/proc/sys/kernel/perf_event_paranoid
+	status_is 66 "--method perf when perf_event_paranoid forbids it" \
+		$u /opt/gcsprof/bin/gcsprof record --method perf -o $out -- $T/gcsprof-split 1
+	show err.txt
+	status_is 0 "auto falls back to ptrace" \
+		$u /opt/gcsprof/bin/gcsprof record -q --gcs-tunable 3 -o $out -- $T/gcsprof-split 1
+	check "saying why, once" [ "$(grep -c 'sampling with ptrace.*perf_event_paranoid' err.txt)" -eq 1 ]
+	check "its profile says method ptrace" grep -qx 'method ptrace' $out
+	echo "$paranoid" >/proc/sys/kernel/perf_event_paranoid
+	rm -f $out
 
 	# A command that runs hundreds of programs, then execs the workload.
 	status_is 0 "record a shell running 200 programs" \
