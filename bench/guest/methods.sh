@@ -2,10 +2,13 @@
 # Every way of taking call chains, side by side in one guest run, on one
 # -O2 -fomit-frame-pointer workload (gcsprof-split: main -> path_a ->
 # burn_a three times out of four, main -> path_b -> burn_b once) at one
-# sampling rate. Prints a Markdown table, and one raw line per method.
+# sampling rate. Prints one raw line per method and repetition.
 #
-# Runs in the QEMU guest (bench/methods boots it). Environment: HZ (default
-# 499), SECONDS_EACH (default 5), REPEAT (default 1).
+# Runs in the QEMU guest (bench/methods boots it, and makes the table from
+# the raw lines this prints: "raw|NAME|SAMPLES|SECONDS|IN_PATHS|EXACT|
+# ROUNDS|BASELINE_ROUNDS|BYTES|POST_NS", one per method and repetition).
+# Environment: HZ (default 499), SECONDS_EACH (default 5), REPEAT
+# (default 1).
 #
 # Figures, per method:
 #  - samples/s: samples taken, over the workload's run time;
@@ -68,15 +71,7 @@ perf_folded() {
 }
 
 row() { # row NAME SAMPLES SECS EXACT_IN EXACT_GOOD ROUNDS BYTES POST_NS
-	awk -v name="$1" -v n="$2" -v secs="$3" -v ein="$4" -v eg="$5" -v r="$6" -v base="$base" \
-		-v bytes="$7" -v post="$8" -v hz="$HZ" 'BEGIN {
-		rate = n / secs
-		printf "| %s | %d | %.0f (%.0f%% of %d) | %.1f%% (%d/%d) | %.1f%% | %.0f | %.1f |\n",
-			name, n, rate, rate * 100 / hz, hz, ein ? eg * 100 / ein : 0, eg, ein,
-			base ? (1 - r / base) * 100 : 0, n ? bytes / n : 0, n ? post / n / 1000 : 0
-		printf "raw %s samples=%d secs=%s in_paths=%d exact=%d rounds=%d base_rounds=%d bytes=%d post_ns=%d\n",
-			name, n, secs, ein, eg, r, base, bytes, post > "/dev/stderr"
-	}'
+	echo "raw|$1|$2|$3|$4|$5|$6|$base|$7|$8"
 }
 
 gcsprof_run() { # gcsprof_run METHOD
@@ -105,15 +100,13 @@ perf_run() { # perf_run NAME GCS(0|1) CALLGRAPH
 }
 
 [ -e $SYSCTL ] || { echo "this kernel takes no call chains from the GCS" >&2; exit 4; }
-echo "# $(uname -r), $(nproc) CPUs, $HZ Hz asked, $SECS s per run, $(date -u +%Y-%m-%dT%H:%MZ)"
-echo
-echo "| method | samples | samples/s | exact chains | slowdown | bytes/sample | post-processing us/sample |"
-echo "|---|---|---|---|---|---|---|"
+echo "info|$(uname -r)|$(nproc)|$HZ|$SECS|$REPEAT|$(date -u +%Y-%m-%dT%H:%MZ)"
 i=0
 while [ $i -lt "$REPEAT" ]; do
+	# A run without a profiler in every repetition: the emulated CPU's
+	# speed drifts with the host's load.
 	env GLIBC_TUNABLES=$GCS3 $T/gcsprof-split "$SECS" >base.out
 	base=$(rounds_of base.out)
-	echo "raw baseline rounds=$base" >&2
 	for m in perf ptrace; do gcsprof_run $m; done
 	perf_run "perf fp (frame records)" 0 fp
 	perf_run "perf fp (GCS)" 1 fp
