@@ -47,6 +47,7 @@ enum gp_opt_type {
 	GP_OPT_FLAG,      /* int: set to 1 */
 	GP_OPT_STRING,    /* const char *: the argument */
 	GP_OPT_UINT,      /* unsigned: a decimal number in [min, max] */
+	GP_OPT_CHOICE,    /* int: the index of the argument in choices */
 };
 
 struct gp_option {
@@ -57,8 +58,21 @@ struct gp_option {
 	const char *arg_name;     /* for usage: "HZ", "FILE"; NULL for flags */
 	const char *help;
 	unsigned min, max;        /* GP_OPT_UINT range */
-	const char *const *choices; /* GP_OPT_STRING: allowed values, NULL-terminated, or NULL */
+	/*
+	 * GP_OPT_STRING (allowed values, or NULL for any) and GP_OPT_CHOICE:
+	 * a table of entries choice_size bytes apart, each starting with its
+	 * name (const char *), ended by a NULL name. A plain NULL-terminated
+	 * array of names is such a table (GP_NAMES); so is a table of
+	 * writers whose first member is the name, so that one table serves
+	 * the option and the dispatch.
+	 */
+	const void *choices;
+	size_t choice_size;
 };
+
+#define GP_NAMES(array) (array), sizeof((array)[0])
+/* The name of entry I of option O's choices. */
+const char *gp_choice_name(const struct gp_option *o, size_t i);
 
 struct gp_command {
 	const char *name;

@@ -28,11 +28,11 @@ struct inspect_opts {
 #define OPT(field) offsetof(struct inspect_opts, field)
 static const struct gp_option inspect_options[] = {
 	{ "exe", 'e', GP_OPT_STRING, OPT(exe), "FILE",
-	  "the crashed program, if not where the core says", 0, 0, NULL },
+	  "the crashed program, if not where the core says", 0, 0, NULL, 0 },
 	{ "sysroot", 0, GP_OPT_STRING, OPT(sysroot), "DIR",
-	  "look for the mapped files under DIR (e.g. the guest's root)", 0, 0, NULL },
+	  "look for the mapped files under DIR (e.g. the guest's root)", 0, 0, NULL, 0 },
 	{ "max-frames", 0, GP_OPT_UINT, OPT(max_frames), "N", "frames per thread (default 256)", 1,
-	  1u << 20, NULL },
+	  1u << 20, NULL, 0 },
 };
 #undef OPT
 

@@ -130,6 +130,7 @@ struct space {
 };
 
 struct index {
+	const struct gp_rprofile *raw;  /* while the model is built */
 	struct map locations;    /* (asid, address, return) -> location id */
 	struct map functions;    /* (name ptr, file ptr, 0) -> function id */
 	struct space *spaces;
@@ -157,11 +158,11 @@ static struct space *space_for(struct gp_model *m, unsigned asid)
 	s = &ix->spaces[ix->nspaces++];
 	memset(s, 0, sizeof(*s));
 	s->asid = asid;
-	maps = calloc(m->raw->nmappings + 1, sizeof(*maps));
+	maps = calloc(ix->raw->nmappings + 1, sizeof(*maps));
 	if (!maps)
 		return NULL;
-	for (i = 0; i < m->raw->nmappings; i++) {
-		const struct gp_rmapping *r = &m->raw->mappings[i];
+	for (i = 0; i < ix->raw->nmappings; i++) {
+		const struct gp_rmapping *r = &ix->raw->mappings[i];
 
 		if (r->asid != asid)
 			continue;
@@ -220,10 +221,11 @@ static const char *base_name(const char *path)
 /* The mapping (1-based id) of ADDRESS in address space ASID, 0 if none. */
 static uint64_t mapping_of(const struct gp_model *m, unsigned asid, uint64_t address)
 {
+	const struct index *ix = m->index;
 	size_t i;
 
-	for (i = 0; i < m->raw->nmappings; i++) {
-		const struct gp_rmapping *r = &m->raw->mappings[i];
+	for (i = 0; i < ix->raw->nmappings; i++) {
+		const struct gp_rmapping *r = &ix->raw->mappings[i];
 
 		if (r->asid == asid && address >= r->start && address < r->end)
 			return i + 1;
@@ -290,9 +292,9 @@ static uint64_t location_id(struct gp_model *m, unsigned asid, const struct gp_f
 			ok = asprintf(&name, "[signal handler called]");
 		else if (mid)
 			ok = asprintf(&name, "[%s+0x%" PRIx64 "]",
-				      base_name(m->raw->mappings[mid - 1].path),
-				      f->address - m->raw->mappings[mid - 1].start +
-					      m->raw->mappings[mid - 1].offset);
+				      base_name(ix->raw->mappings[mid - 1].path),
+				      f->address - ix->raw->mappings[mid - 1].start +
+					      ix->raw->mappings[mid - 1].offset);
 		else
 			ok = asprintf(&name, "[0x%" PRIx64 "]", f->address);
 		if (ok < 0)
@@ -318,15 +320,32 @@ int gp_model_build(struct gp_model *m, const struct gp_rprofile *raw, const char
 	size_t i, j;
 
 	memset(m, 0, sizeof(*m));
-	m->raw = raw;
 	m->period_ns = raw->hz ? 1000000000 / raw->hz : 10101010;
 	m->strings = calloc(1, sizeof(*m->strings));
 	m->index = ix = calloc(1, sizeof(*ix));
 	m->mappings = calloc(raw->nmappings + 1, sizeof(*m->mappings));
 	m->samples = calloc(raw->nsamples + 1, sizeof(*m->samples));
-	if (!m->strings || !ix || !m->mappings || !m->samples)
+	m->lost = calloc(raw->nlost + 1, sizeof(*m->lost));
+	if (!m->strings || !ix || !m->mappings || !m->samples || !m->lost)
 		goto nomem;
+	ix->raw = raw;
 	ix->sysroot = sysroot;
+	m->hz = raw->hz;
+	m->duration_ns = raw->duration_ns;
+	m->mode = gp_model_intern(m, raw->mode ? raw->mode : "cpu");
+	m->command = gp_model_intern(m, raw->command ? raw->command : "?");
+	m->method = gp_model_intern(m, raw->method ? raw->method : "");
+	m->event = gp_model_intern(m, raw->event ? raw->event : "");
+	if (!m->mode || !m->command || !m->method || !m->event)
+		goto nomem;
+	for (i = 0; i < raw->nlost; i++) {
+		m->lost[i].reason = gp_model_intern(m, raw->lost[i].reason);
+		m->lost[i].count = raw->lost[i].count;
+		m->nlost_total += raw->lost[i].count;
+		if (!m->lost[i].reason)
+			goto nomem;
+		m->nlost++;
+	}
 	for (i = 0; i < raw->nmappings; i++) {
 		const struct gp_rmapping *r = &raw->mappings[i];
 		char *hex = calloc(r->build_id_size * 2 + 1, 1);
@@ -369,6 +388,7 @@ int gp_model_build(struct gp_model *m, const struct gp_rprofile *raw, const char
 		s->fallback = r->fallback;
 		m->total++;
 	}
+	ix->raw = NULL;      /* the model stands on its own from here */
 	return 0;
 nomem:
 	gp_model_free(m);
@@ -404,6 +424,7 @@ void gp_model_free(struct gp_model *m)
 	free(m->functions);
 	free(m->mappings);
 	free(m->samples);
+	free(m->lost);
 	memset(m, 0, sizeof(*m));
 }
 

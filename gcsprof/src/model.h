@@ -54,8 +54,28 @@ struct gp_sample {
 
 struct gp_strtab;
 
+/* Samples not taken, by reason (the recorder's "lost" records). */
+struct gp_lost {
+	const char *reason;        /* interned */
+	uint64_t count;
+};
+
+/*
+ * Everything a writer needs, and nothing from the raw file: writers are
+ * front-ends of this model only.
+ */
 struct gp_model {
-	const struct gp_rprofile *raw;
+	/* How the profile was recorded. */
+	const char *mode;          /* "cpu" or "wall" */
+	const char *command;       /* interned; "?" if unknown */
+	const char *method;        /* "perf", "ptrace"; "" in older files */
+	const char *event;         /* perf's event; "" otherwise */
+	unsigned hz;
+	uint64_t duration_ns;
+	struct gp_lost *lost;
+	size_t nlost;
+	uint64_t nlost_total;      /* sum of the lost counts */
+
 	struct gp_mapping *mappings;
 	size_t nmappings;
 	struct gp_function *functions;

@@ -17,17 +17,30 @@ void gp_usage(const struct gp_command *cmd, FILE *out)
 	fprintf(out, "usage: gcsprof %s %s\n\n%s\n\n", cmd->name, cmd->synopsis, cmd->summary);
 	for (i = 0; i < cmd->noptions; i++) {
 		const struct gp_option *o = &cmd->options[i];
-		char left[64];
+		char arg[64] = "", left[96];
+		size_t k, len = 0;
 
+		/* The argument's name, or its choices as a|b|c. */
+		if (o->arg_name)
+			snprintf(arg, sizeof(arg), " %s", o->arg_name);
+		else if (o->choices)
+			for (k = 0; gp_choice_name(o, k) && len < sizeof(arg); k++)
+				len += (size_t)snprintf(arg + len, sizeof(arg) - len, "%c%s",
+							k ? '|' : ' ', gp_choice_name(o, k));
 		if (o->short_name)
-			snprintf(left, sizeof(left), "-%c, --%s%s%s", o->short_name, o->long_name,
-				 o->arg_name ? " " : "", o->arg_name ? o->arg_name : "");
+			snprintf(left, sizeof(left), "-%c, --%s%s", o->short_name, o->long_name, arg);
 		else
-			snprintf(left, sizeof(left), "    --%s%s%s", o->long_name,
-				 o->arg_name ? " " : "", o->arg_name ? o->arg_name : "");
+			snprintf(left, sizeof(left), "    --%s%s", o->long_name, arg);
 		fprintf(out, "  %-26s %s\n", left, o->help);
 	}
 	fprintf(out, "  %-26s %s\n", "-h, --help", "this text");
+}
+
+const char *gp_choice_name(const struct gp_option *o, size_t i)
+{
+	const char *const *name = (const void *)((const char *)o->choices + i * o->choice_size);
+
+	return *name;
 }
 
 static int set_value(const struct gp_command *cmd, const struct gp_option *o, void *opts,
@@ -40,15 +53,20 @@ static int set_value(const struct gp_command *cmd, const struct gp_option *o, vo
 		*(int *)(base + o->offset) = 1;
 		return 0;
 	case GP_OPT_STRING:
+	case GP_OPT_CHOICE:
 		if (o->choices) {
 			size_t k;
 
-			for (k = 0; o->choices[k]; k++)
-				if (strcmp(o->choices[k], arg) == 0)
+			for (k = 0; gp_choice_name(o, k); k++)
+				if (strcmp(gp_choice_name(o, k), arg) == 0)
 					break;
-			if (!o->choices[k])
+			if (!gp_choice_name(o, k))
 				return gp_error(GP_EXIT_USAGE, "%s: --%s: unknown value '%s'",
 						cmd->name, o->long_name, arg);
+			if (o->type == GP_OPT_CHOICE) {
+				*(int *)(base + o->offset) = (int)k;
+				return 0;
+			}
 		}
 		*(const char **)(base + o->offset) = arg;
 		return 0;

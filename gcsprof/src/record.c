@@ -22,30 +22,32 @@
 
 #include "record.h"
 
-static const char *const fallback_choices[] = { "none", "fp", "cfi", NULL };
-static const char *const tunable_choices[] = { "0", "1", "2", "3", NULL };
+/* In the order of enum rec_fallback and enum rec_method_opt. */
+const char *const rec_fallback_names[] = { "none", "fp", "cfi", NULL };
 static const char *const method_choices[] = { "auto", "perf", "ptrace", NULL };
+static const char *const tunable_choices[] = { "0", "1", "2", "3", NULL };
 
 #define OPT(field) offsetof(struct record_opts, field)
 static const struct gp_option record_options[] = {
-	{ "freq", 'F', GP_OPT_UINT, OPT(hz), "HZ", "samples per second per thread (default 99)",
-	  1, 10000, NULL },
+	{ "freq", 'F', GP_OPT_UINT, OPT(hz), "HZ", "samples per second of CPU time, per thread (default 99)",
+	  1, 10000, NULL, 0 },
 	{ "output", 'o', GP_OPT_STRING, OPT(output), "FILE", "profile file (default gcsprof.data)",
-	  0, 0, NULL },
+	  0, 0, NULL, 0 },
 	{ "wall", 0, GP_OPT_FLAG, OPT(wall), NULL,
-	  "sample every thread whatever its state (wall-clock profile)", 0, 0, NULL },
-	{ "pid", 'p', GP_OPT_STRING, OPT(pid), "PID", "attach to a running process", 0, 0, NULL },
-	{ "fallback", 0, GP_OPT_STRING, OPT(fallback), "none|fp|cfi",
+	  "sample every thread whatever its state (wall-clock profile)", 0, 0, NULL, 0 },
+	{ "pid", 'p', GP_OPT_STRING, OPT(pid), "PID", "attach to a running process", 0, 0, NULL, 0 },
+	{ "fallback", 0, GP_OPT_CHOICE, OPT(fallback), NULL,
 	  "sample threads without GCS with a fallback unwinder (labelled)", 0, 0,
-	  fallback_choices },
-	{ "gcs-tunable", 0, GP_OPT_STRING, OPT(gcs_tunable), "0-3",
-	  "glibc.cpu.aarch64_gcs for a launched command (default 2)", 0, 0, tunable_choices },
-	{ "method", 0, GP_OPT_STRING, OPT(method), "auto|perf|ptrace",
+	  GP_NAMES(rec_fallback_names) },
+	{ "gcs-tunable", 0, GP_OPT_STRING, OPT(gcs_tunable), NULL,
+	  "glibc.cpu.aarch64_gcs for a launched command (default 2)", 0, 0,
+	  GP_NAMES(tunable_choices) },
+	{ "method", 0, GP_OPT_CHOICE, OPT(method), NULL,
 	  "perf: the kernel's GCS call chains, target never stopped; ptrace: stop and walk each "
-	  "thread; auto (default): perf where the kernel can", 0, 0, method_choices },
+	  "thread; auto (default): perf where the kernel can", 0, 0, GP_NAMES(method_choices) },
 	{ "mmap-pages", 'm', GP_OPT_UINT, OPT(mmap_pages), "PAGES",
-	  "perf method: ring buffer pages per CPU, a power of two (default 128)", 1, 65536, NULL },
-	{ "quiet", 'q', GP_OPT_FLAG, OPT(quiet), NULL, "no status line", 0, 0, NULL },
+	  "perf method: ring buffer pages per CPU, a power of two (default 128)", 1, 65536, NULL, 0 },
+	{ "quiet", 'q', GP_OPT_FLAG, OPT(quiet), NULL, "no status line", 0, 0, NULL, 0 },
 };
 #undef OPT
 
@@ -55,9 +57,9 @@ static void record_init(void *p)
 
 	o->hz = 99;
 	o->output = "gcsprof.data";
-	o->fallback = "none";
+	o->fallback = REC_FALLBACK_NONE;
 	o->gcs_tunable = "2";
-	o->method = "auto";
+	o->method = REC_ASK_AUTO;
 }
 
 /*
@@ -69,17 +71,17 @@ static int choose_method(const struct record_opts *o, enum rec_method *method,
 			 const char **event)
 {
 	const char *why = NULL;
-	int asked = strcmp(o->method, "perf") == 0, quiet_fallback = 0;
+	int asked = o->method == REC_ASK_PERF, quiet_fallback = 0;
 	int status = GP_EXIT_UNSUPPORTED;
 
 	*method = REC_METHOD_PTRACE;
 	*event = NULL;
-	if (strcmp(o->method, "ptrace") == 0)
+	if (o->method == REC_ASK_PTRACE)
 		return 0;
 	if (o->wall) {
 		why = "perf samples threads only while they run, so --wall needs --method ptrace";
 		quiet_fallback = 1;
-	} else if (strcmp(o->fallback, "cfi") == 0) {
+	} else if (o->fallback == REC_FALLBACK_CFI) {
 		why = "the kernel unwinds threads without GCS by frame records only, so "
 		      "--fallback cfi needs --method ptrace";
 		quiet_fallback = 1;
@@ -190,7 +192,7 @@ static int record_run(void *p, int argc, char **argv)
 	return gp_error(GP_EXIT_UNSUPPORTED,
 			"record: recording needs an arm64 system with GCS (this is not arm64)");
 #endif
-	if (!gp_kernel_has_gcs() && strcmp(o->fallback, "none") == 0)
+	if (!gp_kernel_has_gcs() && o->fallback == REC_FALLBACK_NONE)
 		return gp_error(GP_EXIT_KERNEL_NO_GCS,
 				"record: this CPU or kernel has no GCS (no HWCAP_GCS in AT_HWCAP)");
 	ret = choose_method(o, &r.method, &event);

@@ -31,12 +31,17 @@ struct record_opts {
 	const char *output;
 	int wall;
 	const char *pid;
-	const char *fallback;     /* "none", "fp", "cfi" */
+	int fallback;             /* enum rec_fallback */
 	const char *gcs_tunable;  /* value for glibc.cpu.aarch64_gcs */
-	const char *method;       /* "auto", "perf", "ptrace" */
+	int method;               /* enum rec_method_ask */
 	unsigned mmap_pages;      /* perf: ring pages per CPU, 0: the default */
 	int quiet;
 };
+
+/* The option values, parsed once (record.c's choice tables). */
+enum rec_fallback { REC_FALLBACK_NONE, REC_FALLBACK_FP, REC_FALLBACK_CFI };
+enum rec_method_ask { REC_ASK_AUTO, REC_ASK_PERF, REC_ASK_PTRACE };
+extern const char *const rec_fallback_names[];
 
 enum rec_method { REC_METHOD_PTRACE, REC_METHOD_PERF };
 

@@ -429,7 +429,7 @@ static int perf_attach(struct recorder *r, pid_t pid)
 		free(msg);
 		return ret;
 	}
-	if (strcmp(r->o->fallback, "none") == 0 && has_gcs_mapping(pid) == 0) {
+	if (r->o->fallback == REC_FALLBACK_NONE && has_gcs_mapping(pid) == 0) {
 		gcswalk_target_close(t);
 		return gp_error(GP_EXIT_TARGET_NO_GCS,
 				"process %d runs without GCS: start it with "

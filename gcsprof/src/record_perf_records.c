@@ -322,7 +322,7 @@ static int handle_sample(struct recorder *r, const struct perf_event_header *h)
 		p->nogcs_why = GCSWALK_E_GCS_DISABLED;
 		if (!p->name && t->name)
 			p->name = strdup(t->name);
-		if (strcmp(r->o->fallback, "none") == 0) {
+		if (r->o->fallback == REC_FALLBACK_NONE) {
 			r->lost[LOST_NO_GCS].count++;
 			return 0;
 		}

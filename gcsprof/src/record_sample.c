@@ -215,11 +215,11 @@ void rec_report_no_gcs(const struct recorder *r)
 
 		if (!p->nogcs_seen || p->gcs_seen)
 			continue;
-		if (strcmp(r->o->fallback, "none") != 0)
+		if (r->o->fallback != REC_FALLBACK_NONE)
 			gp_warn("process %d (%s) ran without GCS (%s): sampled with the %s fallback "
 				"unwinder, chains labelled as such", (int)p->pid,
 				p->name ? p->name : "?", gcswalk_strerror(p->nogcs_why),
-				r->o->fallback);
+				rec_fallback_names[r->o->fallback]);
 		else
 			gp_warn("process %d (%s) ran without GCS (%s): its samples were skipped; run "
 				"it with GLIBC_TUNABLES=glibc.cpu.aarch64_gcs=3 (or build it with GCS "
@@ -349,11 +349,11 @@ static int sample_thread(struct recorder *r, struct process *p, struct thread *t
 	ret = gcswalk_walk_begin(&walk, p->target, (size_t)idx, &wo);
 	if (ret == GCSWALK_E_GCS_DISABLED || ret == GCSWALK_E_NO_GCS_CPU) {
 		note_no_gcs(p, info.name, ret);
-		if (strcmp(r->o->fallback, "none") == 0) {
+		if (r->o->fallback == REC_FALLBACK_NONE) {
 			r->lost[LOST_NO_GCS].count++;
 			return 0;
 		}
-		wo.method = strcmp(r->o->fallback, "fp") == 0 ? GCSWALK_METHOD_FP : GCSWALK_METHOD_CFI;
+		wo.method = r->o->fallback == REC_FALLBACK_FP ? GCSWALK_METHOD_FP : GCSWALK_METHOD_CFI;
 		if (wo.method == GCSWALK_METHOD_CFI &&
 		    gcswalk_symbolizer_new(&sym, p->target, NULL) != GCSWALK_OK) {
 			r->lost[LOST_WALK].count++;

@@ -127,7 +127,7 @@ int rec_check_target_gcs(struct recorder *r, pid_t pid)
 			rec_resume(&r->threads[i]);
 	if (ret)
 		return ret;
-	if (!any && strcmp(r->o->fallback, "none") == 0) {
+	if (!any && r->o->fallback == REC_FALLBACK_NONE) {
 		rec_detach_all(r);
 		return gp_error(GP_EXIT_TARGET_NO_GCS,
 				"process %d runs without GCS: start it with "

@@ -111,7 +111,7 @@ static int write_gzip(struct gp_out *out, const uint8_t *buf, size_t len)
 
 int gp_write_pprof(const struct gp_model *m, struct gp_out *out, const struct gp_report_opts *o)
 {
-	const int is_wall = m->raw->mode && strcmp(m->raw->mode, "wall") == 0;
+	const int is_wall = strcmp(m->mode, "wall") == 0;
 	struct gp_model *mm = (struct gp_model *)m;   /* for interning the fixed strings */
 	Profile p = PERFTOOLS__PROFILES__PROFILE__INIT;
 	ValueType vt[2] = { PERFTOOLS__PROFILES__VALUE_TYPE__INIT,
@@ -154,7 +154,7 @@ int gp_write_pprof(const struct gp_model *m, struct gp_out *out, const struct gp
 	p.sample_type = vtp;
 	p.period_type = &period;
 	p.period = m->period_ns;
-	p.duration_nanos = (int64_t)m->raw->duration_ns;
+	p.duration_nanos = (int64_t)m->duration_ns;
 
 	samples = calloc(m->nsamples + 1, sizeof(*samples));
 	sp = calloc(m->nsamples + 1, sizeof(*sp));

@@ -156,7 +156,7 @@ int gp_write_svg(const struct gp_model *m, struct gp_out *out, const struct gp_r
 		   "<text x=\"10\" y=\"16\" font-size=\"14\">gcsprof flame graph: %" PRIu64
 		   " samples (",
 		WIDTH + 20, PAD + height * ROW + 10, root.count);
-	escape(f, m->raw->command ? m->raw->command : "?");
+	escape(f, m->command);
 	fprintf(f, ")</text>\n");
 	if (root.count)
 		draw(f, &root, 0, 0, height, root.count);

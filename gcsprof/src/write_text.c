@@ -151,26 +151,22 @@ static int by_tid(const void *a, const void *b)
 
 int gp_write_text(const struct gp_model *m, struct gp_out *out, const struct gp_report_opts *o)
 {
-	const struct gp_rprofile *r = m->raw;
 	FILE *f = out->fp;
 	size_t i;
-	uint64_t lost = 0;
 
-	for (i = 0; i < r->nlost; i++)
-		lost += r->lost[i].count;
 	fprintf(f, "# gcsprof report: %" PRIu64 " samples, %s profile at %u Hz over %.2f s\n",
-		m->total, r->mode, r->hz, (double)r->duration_ns / 1e9);
-	fprintf(f, "# command: %s\n", r->command ? r->command : "?");
-	if (r->method && strcmp(r->method, "perf") == 0)
+		m->total, m->mode, m->hz, (double)m->duration_ns / 1e9);
+	fprintf(f, "# command: %s\n", m->command);
+	if (strcmp(m->method, "perf") == 0)
 		fprintf(f, "# method: perf (%s event; the kernel took the chains, the target never "
-			   "stopped)\n", r->event ? r->event : "?");
-	else if (r->method)
-		fprintf(f, "# method: %s (every sample stopped the target)\n", r->method);
-	if (lost) {
+			   "stopped)\n", *m->event ? m->event : "?");
+	else if (*m->method)
+		fprintf(f, "# method: %s (every sample stopped the target)\n", m->method);
+	if (m->nlost_total) {
 		fprintf(f, "# not sampled:");
-		for (i = 0; i < r->nlost; i++)
-			if (r->lost[i].count)
-				fprintf(f, " %s %" PRIu64, r->lost[i].reason, r->lost[i].count);
+		for (i = 0; i < m->nlost; i++)
+			if (m->lost[i].count)
+				fprintf(f, " %s %" PRIu64, m->lost[i].reason, m->lost[i].count);
 		fprintf(f, "\n");
 	}
 	fprintf(f, "\n");
