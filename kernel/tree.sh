@@ -69,9 +69,10 @@ kernel_series_files() {
 # kernel_tree_reset : the working tree back to pristine, on branch "series".
 kernel_tree_reset() {
 	git -C "$KERNEL_TREE" am --abort >/dev/null 2>&1 || true
-	git -C "$KERNEL_TREE" checkout -q -f -B series pristine &&
-		git -C "$KERNEL_TREE" clean -q -fd ||
+	if ! git -C "$KERNEL_TREE" checkout -q -f -B series pristine ||
+		! git -C "$KERNEL_TREE" clean -q -fd; then
 		die "cannot reset $KERNEL_TREE to pristine"
+	fi
 }
 
 # kernel_apply PATCH : apply one patch of the series as a commit.

@@ -8,6 +8,7 @@
 # leaves a half piece that a later run would trust. A lock per piece lets
 # two runs share the cache without building the same piece twice.
 
+# shellcheck disable=SC2034 # for the scripts that source this file
 GCSPROF_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 GCSPROF_CACHE=${GCSPROF_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gcsprof}
 # Debian mirror for the sid pieces; the host's own apt sources name the

@@ -80,6 +80,7 @@ gcsprof_run() { # gcsprof_run METHOD
 	t0=$(now_ns)
 	gcsprof report g.data -f folded -o g.folded 2>/dev/null
 	t1=$(now_ns)
+	# shellcheck disable=SC2046 # two numbers, split on purpose
 	set -- $(exact g.folded)
 	row "gcsprof $m" "$(grep -c '^sample ' g.data)" "$SECS" "$1" "$2" "$(rounds_of g.out)" \
 		"$(stat -c %s g.data)" $((t1 - t0))
@@ -94,6 +95,7 @@ perf_run() { # perf_run NAME GCS(0|1) CALLGRAPH
 	perf script -i p.data --no-inline -F ip,sym >p.txt 2>/dev/null
 	t1=$(now_ns)
 	perf_folded p.txt >p.folded
+	# shellcheck disable=SC2046 # two numbers, split on purpose
 	set -- "$1" $(exact p.folded)
 	row "$1" "$(wc -l <p.folded)" "$SECS" "$2" "$3" "$(rounds_of p.out)" "$(stat -c %s p.data)" \
 		$((t1 - t0))

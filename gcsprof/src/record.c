@@ -159,19 +159,31 @@ static char *join_command(char **argv, int argc)
 	return s;
 }
 
-static int record_run(void *p, int argc, char **argv)
+/* The -p operand, checked. */
+static int parse_pid(const char *arg, pid_t *pid)
 {
-	const struct record_opts *o = p;
-	struct recorder r;
-	sigset_t old_mask;
-	char *command = NULL;
-	pid_t pid = 0;
-	const char *event = NULL;
-	int ret = 0, stop_sig = 0, i;
+	char *end;
+	long v = strtol(arg, &end, 10);
 
-	memset(&r, 0, sizeof(r));
-	r.o = o;
-	r.exec_err_fd = -1;
+	if (*end || end == arg || v <= 0 || v > INT_MAX)
+		return gp_error(GP_EXIT_USAGE, "record: -p: '%s' is not a process id", arg);
+	*pid = (pid_t)v;
+	return 0;
+}
+
+/*
+ * Everything before sampling: the command line checked, the method
+ * chosen, the profile's header written, gcsprof's signals blocked (saved
+ * in *OLD_MASK). On failure nothing is left open.
+ */
+static int record_setup(struct recorder *r, int argc, char **argv, pid_t *pid,
+			sigset_t *old_mask)
+{
+	const struct record_opts *o = r->o;
+	const char *event = NULL;
+	char *command;
+	int ret;
+
 	if (!o->pid && argc == 0)
 		return gp_error(GP_EXIT_USAGE, "record: give a command to run or -p PID");
 	if (o->pid && argc > 0)
@@ -179,116 +191,141 @@ static int record_run(void *p, int argc, char **argv)
 	if (o->mmap_pages & (o->mmap_pages - 1))
 		return gp_error(GP_EXIT_USAGE, "record: --mmap-pages: %u is not a power of two",
 				o->mmap_pages);
-	if (o->pid) {
-		char *end;
-		long v = strtol(o->pid, &end, 10);
-
-		if (*end || end == o->pid || v <= 0 || v > INT_MAX)
-			return gp_error(GP_EXIT_USAGE, "record: -p: '%s' is not a process id", o->pid);
-		pid = (pid_t)v;
-	}
+	if (o->pid && (ret = parse_pid(o->pid, pid)) != 0)
+		return ret;
 #if !defined(__aarch64__)
-	(void)ret;
 	return gp_error(GP_EXIT_UNSUPPORTED,
 			"record: recording needs an arm64 system with GCS (this is not arm64)");
 #endif
 	if (!gp_kernel_has_gcs() && o->fallback == REC_FALLBACK_NONE)
 		return gp_error(GP_EXIT_KERNEL_NO_GCS,
 				"record: this CPU or kernel has no GCS (no HWCAP_GCS in AT_HWCAP)");
-	ret = choose_method(o, &r.method, &event);
+	ret = choose_method(o, &r->method, &event);
 	if (ret)
 		return ret;
-	r.event = event;
-	r.out_path = o->output;
-	r.out = fopen(o->output, "w");
-	if (!r.out)
+	r->event = event;
+	r->out_path = o->output;
+	r->out = fopen(o->output, "w");
+	if (!r->out)
 		return gp_error(GP_EXIT_OUTPUT, "cannot write %s: %s", o->output, strerror(errno));
 	command = o->pid ? NULL : join_command(argv, argc);
-	if (o->pid && asprintf(&command, "pid %d", (int)pid) < 0)
+	if (o->pid && asprintf(&command, "pid %d", (int)*pid) < 0)
 		command = NULL;
-	if (!command) {
-		fclose(r.out);
-		return gp_error(GP_EXIT_SYSTEM, "out of memory");
-	}
-	if (gp_profile_write_header(r.out, o->hz, o->wall ? "wall" : "cpu", command,
-				    r.method == REC_METHOD_PERF ? "perf" : "ptrace", event) != 0) {
-		free(command);
-		rec_write_failed(&r);
-		fclose(r.out);
-		return GP_EXIT_OUTPUT;
-	}
+	if (!command)
+		ret = gp_error(GP_EXIT_SYSTEM, "out of memory");
+	else if (gp_profile_write_header(r->out, o->hz, o->wall ? "wall" : "cpu", command,
+					 r->method == REC_METHOD_PERF ? "perf" : "ptrace",
+					 event) != 0)
+		ret = (rec_write_failed(r), GP_EXIT_OUTPUT);
 	free(command);
-	r.tty = !o->quiet && isatty(STDERR_FILENO);
-	sigemptyset(&r.sigs);
-	sigaddset(&r.sigs, SIGCHLD);
-	sigaddset(&r.sigs, SIGINT);
-	sigaddset(&r.sigs, SIGTERM);
-	sigaddset(&r.sigs, SIGHUP);
-	if (sigprocmask(SIG_BLOCK, &r.sigs, &old_mask) != 0) {
-		fclose(r.out);
-		return gp_error(GP_EXIT_SYSTEM, "sigprocmask: %s", strerror(errno));
+	if (!ret) {
+		r->tty = !o->quiet && isatty(STDERR_FILENO);
+		sigemptyset(&r->sigs);
+		sigaddset(&r->sigs, SIGCHLD);
+		sigaddset(&r->sigs, SIGINT);
+		sigaddset(&r->sigs, SIGTERM);
+		sigaddset(&r->sigs, SIGHUP);
+		if (sigprocmask(SIG_BLOCK, &r->sigs, old_mask) != 0)
+			ret = gp_error(GP_EXIT_SYSTEM, "sigprocmask: %s", strerror(errno));
 	}
-	r.start_ns = rec_now_ns();
-	if (r.method == REC_METHOD_PERF)
-		ret = rec_perf_run(&r, pid, argv, &old_mask, &stop_sig);
-	else
-		ret = rec_ptrace_run(&r, pid, argv, &old_mask, &stop_sig);
-	if (ret && !r.started) {
-		/* Nothing recorded yet: leave a valid, empty profile. */
-		(void)finish_file(&r);
-		goto out;
+	if (ret) {
+		fclose(r->out);
+		r->out = NULL;
 	}
-	i = finish_file(&r);
+	return ret;
+}
+
+/*
+ * After sampling (which returned RET, and STOP_SIG if a signal ended it):
+ * the file's trailer, the stop signal passed on to the command, the
+ * command waited for, and the exit status: the command's own.
+ */
+static int record_finish(struct recorder *r, int ret, int stop_sig, char **argv)
+{
+	int fret = finish_file(r);
+
 	if (!ret)
-		ret = i;
-	if (r.child && !r.child_done && stop_sig && r.stop_from_process)
+		ret = fret;
+	if (r->child && !r->child_done && stop_sig && r->stop_from_process)
 		/* Someone signalled gcsprof alone: the command gets the same
 		 * signal, as both would from the terminal's Ctrl-C. */
-		(void)kill(r.child, stop_sig);
-	if (r.child && !r.child_done) {
+		(void)kill(r->child, stop_sig);
+	if (r->child && !r->child_done) {
 		/* Wait for the command; a second signal ends gcsprof at once,
 		 * leaving the command running. */
 		for (;;) {
 			int st;
-			pid_t w = waitpid(r.child, &st, WNOHANG);
+			pid_t w = waitpid(r->child, &st, WNOHANG);
 
-			if (w == r.child && (WIFEXITED(st) || WIFSIGNALED(st))) {
-				r.child_done = 1;
-				r.child_status = st;
+			if (w == r->child && (WIFEXITED(st) || WIFSIGNALED(st))) {
+				r->child_done = 1;
+				r->child_status = st;
 				break;
 			}
 			if (w < 0 && errno != EINTR)
 				break;
 			stop_sig = 0;
-			if (rec_wait_signal(&r, 100000000u, &stop_sig))
+			if (rec_wait_signal(r, 100000000u, &stop_sig))
 				break;
 		}
 	}
-	if (r.child && r.child_done && !r.exec_seen) {
+	if (r->child && r->child_done && !r->exec_seen) {
 		int e = 0;
 
-		if (read(r.exec_err_fd, &e, sizeof(e)) == (ssize_t)sizeof(e) && e) {
-			ret = gp_error(e == ENOENT ? GP_EXIT_EXEC : 126, "cannot run %s: %s", argv[0],
-				       strerror(e));
-			goto out;
-		}
+		if (read(r->exec_err_fd, &e, sizeof(e)) == (ssize_t)sizeof(e) && e)
+			return gp_error(e == ENOENT ? GP_EXIT_EXEC : 126, "cannot run %s: %s",
+					argv[0], strerror(e));
 	}
-	if (ret == 0 && r.child && r.child_done) {
-		if (WIFEXITED(r.child_status))
-			ret = WEXITSTATUS(r.child_status);
-		else if (WIFSIGNALED(r.child_status))
-			ret = 128 + WTERMSIG(r.child_status);
-	} else if (ret == 0 && r.child && stop_sig)
+	if (ret == 0 && r->child && r->child_done) {
+		if (WIFEXITED(r->child_status))
+			ret = WEXITSTATUS(r->child_status);
+		else if (WIFSIGNALED(r->child_status))
+			ret = 128 + WTERMSIG(r->child_status);
+	} else if (ret == 0 && r->child && stop_sig) {
 		ret = 128 + stop_sig;
-out:
-	if (r.exec_err_fd >= 0)
-		close(r.exec_err_fd);
-	for (i = 0; (size_t)i < r.nseen; i++)
-		free(r.seen[i].path);
-	free(r.seen);
-	rec_perf_release(&r);
-	rec_ptrace_release(&r);
-	free(r.frames);
+	}
+	return ret;
+}
+
+static void record_release(struct recorder *r)
+{
+	size_t i;
+
+	if (r->exec_err_fd >= 0)
+		close(r->exec_err_fd);
+	for (i = 0; i < r->nseen; i++)
+		free(r->seen[i].path);
+	free(r->seen);
+	free(r->seen_index);
+	rec_perf_release(r);
+	rec_ptrace_release(r);
+	free(r->frames);
+}
+
+static int record_run(void *p, int argc, char **argv)
+{
+	struct recorder r;
+	sigset_t old_mask;
+	pid_t pid = 0;
+	int ret, stop_sig = 0;
+
+	memset(&r, 0, sizeof(r));
+	r.o = p;
+	r.exec_err_fd = -1;
+	ret = record_setup(&r, argc, argv, &pid, &old_mask);
+	if (ret)
+		return ret;
+	r.start_ns = rec_now_ns();
+	if (r.method == REC_METHOD_PERF)
+		ret = rec_perf_run(&r, pid, argv, &old_mask, &stop_sig);
+	else
+		ret = rec_ptrace_run(&r, pid, argv, &old_mask, &stop_sig);
+	if (ret && !r.started)
+		/* Nothing recorded yet: leave a valid, empty profile. */
+		(void)finish_file(&r);
+	else
+		ret = record_finish(&r, ret, stop_sig, argv);
+	record_release(&r);
 	(void)sigprocmask(SIG_SETMASK, &old_mask, NULL);
 	return ret;
 }

@@ -99,6 +99,10 @@ struct process {
 	 * caught while ld.so is still mapping its library. */
 	uint64_t unknown_pages[16];
 	uint64_t unknown_ns;
+	/* --fallback cfi: one symboliser per process, made again when the
+	 * target's map has changed (cfi_nmaps mappings when made). */
+	gcswalk_symbolizer *cfi_sym;
+	size_t cfi_nmaps;
 	/* perf method: the vDSO's address (its signal trampoline marks
 	 * signal frames), whether the address space has had a sample or a
 	 * mapping yet, and its file mappings, which a forked child starts
@@ -127,6 +131,10 @@ struct recorder {
 	size_t nprocs, procs_cap;
 	struct seen_mapping *seen;
 	size_t nseen, seen_cap;
+	/* Open addressing over seen (index + 1, 0 empty), twice its size:
+	 * forks copy every mapping, so a linear scan would be quadratic. */
+	size_t *seen_index;
+	size_t seen_index_cap;
 	unsigned next_asid;
 	struct gp_count lost[6];
 	uint64_t nsamples;

@@ -75,6 +75,60 @@ int rec_write_failed(struct recorder *r)
  * GNU build-id if the caller knows it; otherwise it is read from the file
  * as PID sees it (its mount namespace), when PID is still there.
  */
+static uint64_t seen_hash(unsigned asid, uint64_t start, uint64_t end, uint64_t offset,
+			  const char *path)
+{
+	uint64_t h = 1469598103934665603ULL ^ asid;
+
+	h = (h ^ start) * 1099511628211ULL;
+	h = (h ^ end) * 1099511628211ULL;
+	h = (h ^ offset) * 1099511628211ULL;
+	for (; *path; path++)
+		h = (h ^ (unsigned char)*path) * 1099511628211ULL;
+	return h ^ (h >> 29);
+}
+
+/* The slot of the seen mapping like these, or the empty slot for it. */
+static size_t *seen_slot(struct recorder *r, unsigned asid, uint64_t start, uint64_t end,
+			 uint64_t offset, const char *path)
+{
+	size_t mask = r->seen_index_cap - 1, i;
+
+	for (i = seen_hash(asid, start, end, offset, path) & mask; r->seen_index[i];
+	     i = (i + 1) & mask) {
+		const struct seen_mapping *m = &r->seen[r->seen_index[i] - 1];
+
+		if (m->asid == asid && m->start == start && m->end == end && m->offset == offset &&
+		    strcmp(m->path, path) == 0)
+			break;
+	}
+	return &r->seen_index[i];
+}
+
+/* Room for one more seen mapping in the index. */
+static int seen_index_grow(struct recorder *r)
+{
+	size_t cap = r->seen_index_cap ? r->seen_index_cap * 2 : 256, *old = r->seen_index;
+	size_t old_cap = r->seen_index_cap, i;
+
+	if ((r->nseen + 1) * 2 <= r->seen_index_cap)
+		return 0;
+	r->seen_index = calloc(cap, sizeof(*r->seen_index));
+	if (!r->seen_index) {
+		r->seen_index = old;
+		return -1;
+	}
+	r->seen_index_cap = cap;
+	for (i = 0; i < old_cap; i++)
+		if (old[i]) {
+			const struct seen_mapping *m = &r->seen[old[i] - 1];
+
+			*seen_slot(r, m->asid, m->start, m->end, m->offset, m->path) = old[i];
+		}
+	free(old);
+	return 0;
+}
+
 int rec_write_mapping(struct recorder *r, unsigned asid, pid_t pid, uint64_t start, uint64_t end,
 		      uint64_t offset, const char *path, const unsigned char *build_id,
 		      size_t build_id_size)
@@ -83,13 +137,14 @@ int rec_write_mapping(struct recorder *r, unsigned asid, pid_t pid, uint64_t sta
 	struct seen_mapping *s;
 	char root_path[PATH_MAX + 64];
 	unsigned char *read_id = NULL;
-	size_t j;
+	size_t *slot;
 	int ret = 0;
 
-	for (j = 0; j < r->nseen; j++)
-		if (r->seen[j].asid == asid && r->seen[j].start == start && r->seen[j].end == end &&
-		    r->seen[j].offset == offset && strcmp(r->seen[j].path, path) == 0)
-			return 0;
+	if (seen_index_grow(r) != 0)
+		return gp_error(GP_EXIT_SYSTEM, "out of memory");
+	slot = seen_slot(r, asid, start, end, offset, path);
+	if (*slot)
+		return 0;
 	s = gp_grow(r->seen, &r->seen_cap, r->nseen + 1, sizeof(*s));
 	if (!s)
 		return gp_error(GP_EXIT_SYSTEM, "out of memory");
@@ -103,6 +158,7 @@ int rec_write_mapping(struct recorder *r, unsigned asid, pid_t pid, uint64_t sta
 	s->end = end;
 	s->offset = offset;
 	r->nseen++;
+	*slot = r->nseen;
 	memset(&rm, 0, sizeof(rm));
 	rm.asid = asid;
 	rm.pid = pid;
@@ -309,6 +365,9 @@ static int refresh_maps(struct recorder *r, struct process *p, const struct gp_f
 	p->maps_stale = 0;
 	if (gcswalk_target_refresh(p->target, GCSWALK_REFRESH_MAPS) != GCSWALK_OK)
 		return 0;       /* gone: the next sample says so */
+	/* A symboliser knows the map it was made with. */
+	gcswalk_symbolizer_free(p->cfi_sym);
+	p->cfi_sym = NULL;
 	ret = sync_mappings(r, p);
 	if (ret)
 		return ret;
@@ -322,6 +381,22 @@ static int refresh_maps(struct recorder *r, struct process *p, const struct gp_f
 			p->unknown_pages[k++] = page + 1;
 	}
 	return 0;
+}
+
+/* P's symboliser for the CFI fallback: made at the first need, and again
+ * when the target's map has changed since (a library loaded). */
+static gcswalk_symbolizer *cfi_symbolizer(struct process *p)
+{
+	size_t n = gcswalk_target_mapping_count(p->target);
+
+	if (p->cfi_sym && p->cfi_nmaps != n) {
+		gcswalk_symbolizer_free(p->cfi_sym);
+		p->cfi_sym = NULL;
+	}
+	if (!p->cfi_sym && gcswalk_symbolizer_new(&p->cfi_sym, p->target, NULL) != GCSWALK_OK)
+		p->cfi_sym = NULL;
+	p->cfi_nmaps = n;
+	return p->cfi_sym;
 }
 
 /* Sample one stopped thread of P. */
@@ -354,10 +429,12 @@ static int sample_thread(struct recorder *r, struct process *p, struct thread *t
 			return 0;
 		}
 		wo.method = r->o->fallback == REC_FALLBACK_FP ? GCSWALK_METHOD_FP : GCSWALK_METHOD_CFI;
-		if (wo.method == GCSWALK_METHOD_CFI &&
-		    gcswalk_symbolizer_new(&sym, p->target, NULL) != GCSWALK_OK) {
-			r->lost[LOST_WALK].count++;
-			return 0;
+		if (wo.method == GCSWALK_METHOD_CFI) {
+			sym = cfi_symbolizer(p);
+			if (!sym) {
+				r->lost[LOST_WALK].count++;
+				return 0;
+			}
 		}
 		wo.symbolizer = sym;
 		fallback = 1;
@@ -365,7 +442,6 @@ static int sample_thread(struct recorder *r, struct process *p, struct thread *t
 	}
 	if (ret < 0) {
 		r->lost[ret == GCSWALK_E_THREAD_GONE ? LOST_GONE : LOST_WALK].count++;
-		gcswalk_symbolizer_free(sym);
 		return 0;
 	}
 	if (!fallback)
@@ -379,7 +455,6 @@ static int sample_thread(struct recorder *r, struct process *p, struct thread *t
 		nf = gp_grow(r->frames, &r->frames_cap, n + 1, sizeof(*nf));
 		if (!nf) {
 			gcswalk_walk_free(walk);
-			gcswalk_symbolizer_free(sym);
 			return gp_error(GP_EXIT_SYSTEM, "out of memory");
 		}
 		r->frames = nf;
@@ -388,7 +463,6 @@ static int sample_thread(struct recorder *r, struct process *p, struct thread *t
 		n++;
 	}
 	gcswalk_walk_free(walk);
-	gcswalk_symbolizer_free(sym);
 	/* The mappings a sample needs are written before it, or, when the
 	 * map may not be re-read yet (credits spent), at the next sample that
 	 * may. */

@@ -196,6 +196,8 @@ void rec_thread_release(struct thread *t)
 
 void rec_process_release(struct process *p)
 {
+	gcswalk_symbolizer_free(p->cfi_sym);
+	p->cfi_sym = NULL;
 	gcswalk_target_close(p->target);
 	p->target = NULL;
 	free(p->written);

@@ -1,4 +1,6 @@
 #!/bin/sh
+# The sh -c and gdb programs here are quoted for the shell that runs them.
+# shellcheck disable=SC2016
 # Real programs with GCS: Debian sid's GCS-marked programs (coreutils,
 # dash, grep, sed, tar...) run with glibc's tunable at 1 (enforce) get a
 # GCS and behave exactly as without it, in pipelines, under signals and
@@ -8,18 +10,11 @@
 # TAP; skips (4) where the CPU or kernel has no GCS.
 set -u
 GCS=glibc.cpu.aarch64_gcs=1
-n=0
-failed=0
+# shellcheck source=../tap.sh
+. "$(dirname "$0")/tap.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-ok() { n=$((n + 1)); echo "ok $n $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n $1"; }
-check() { # NAME COMMAND...: the command's success is the result
-	name=$1
-	shift
-	if "$@"; then ok "$name"; else not_ok "$name"; fi
-}
 # with_gcs CMD...: run under the tunable; without_gcs: with none at all.
 with_gcs() { env GLIBC_TUNABLES=$GCS "$@"; }
 without_gcs() { env -u GLIBC_TUNABLES "$@"; }
@@ -85,5 +80,4 @@ sed 's/^/# gdb: /' "$work/gdb" | grep -E 'gcspr|rror' | head -n 5
 check "gdb sees the inferior's GCSPR" grep -Eq 'gcspr=0x[0-9a-f]{6,}' "$work/gdb"
 check "gdb sees GCS enabled in the inferior" grep -q 'features=0x1' "$work/gdb"
 
-echo "# totals: pass:$((n - failed)) fail:$failed"
-[ $failed = 0 ]
+tap_done

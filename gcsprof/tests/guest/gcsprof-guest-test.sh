@@ -1,4 +1,8 @@
 #!/bin/sh
+# The groups are called by name ("t_$group"), which shellcheck cannot see.
+# shellcheck disable=SC2317
+# Its variables hold pids, counts and fixed paths, never spaces.
+# shellcheck disable=SC2086
 # gcsprof's guest tests, one group per argument (or "all"), TAP output.
 # Runs in the QEMU guest (vm/run) with gcsprof and its workloads staged
 # under /opt/gcsprof. Exit: 0 all passed, 1 a failure, 4 skipped (no GCS
@@ -11,27 +15,8 @@ T=/opt/gcsprof/tests
 GCS3=glibc.cpu.aarch64_gcs=3
 work=${GCSPROF_TEST_DIR:-/tmp/gcsprof-test.$$}
 mkdir -p "$work" && cd "$work" || exit 1
-n=0 failed=0
-
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
-check() { # check DESCRIPTION COMMAND...
-	d=$1; shift
-	if "$@"; then ok "$d"; else not_ok "$d"; fi
-}
-status_is() { # status_is WANT DESCRIPTION COMMAND...: exit status must be WANT
-	want=$1 d=$2; shift 2
-	"$@" >out.txt 2>err.txt
-	got=$?
-	if [ "$got" -eq "$want" ]; then
-		ok "$d (status $got)"
-	else
-		not_ok "$d (status $got, expected $want)"
-		sed 's/^/# stdout: /' out.txt | head -n 20
-		sed 's/^/# stderr: /' err.txt | head -n 20
-	fi
-}
-show() { sed 's/^/# /' "$@"; }
+# shellcheck source=../../../tests/tap.sh
+. "$(dirname "$0")/tap.sh"
 # The guest root has mawk without the awk alternative link.
 awk() { if command -v mawk >/dev/null; then mawk "$@"; else busybox awk "$@"; fi; }
 
@@ -59,6 +44,13 @@ want_method=${M:-$auto_method}
 # not gcsprof, so background recordings spell the command out.)
 rec() { gcsprof record ${M:+--method "$M"} "$@"; }
 echo "# record method: ${M:-auto}, expecting $want_method"
+
+# The first core file in this folder, if any.
+first_core() {
+	for c in core core.*; do
+		[ -e "$c" ] && { echo "$c"; return; }
+	done
+}
 
 # The samples (total) of FUNCTION in a text report.
 samples_of() { # samples_of REPORT FUNCTION
@@ -110,6 +102,7 @@ t_split() {
 	check "every chain through path_a/path_b reaches main ($bad do not)" [ "$bad" -eq 0 ]
 	check "at most 5% of all chains miss main (startup and exit)" \
 		[ $((nomain * 100)) -le $((total * 5)) ]
+	# shellcheck disable=SC2016 # an awk program
 	check "folded output parses (frames;... count)" \
 		awk 'NF < 2 || $NF !~ /^[0-9]+$/ { exit 1 }' split.folded
 	status_is 0 "report svg" gcsprof report split.data --format svg -o split.svg
@@ -164,6 +157,7 @@ t_signals() {
 	parent=$(sed -n 's/^## thread \([0-9]*\) (gcsprof-signals) of process \1:.*/\1/p' signals3.txt)
 	child=$(sed -n 's/^## thread [0-9]* (forked-child) of process \([0-9]*\): \([0-9]*\) samples/\1 \2/p' \
 		signals3.txt)
+	# shellcheck disable=SC2086 # two words, split on purpose
 	set -- $child
 	check "the forked child is in the report as a process of its own (${1:-none} vs ${parent:-none})" \
 		[ -n "${1:-}" -a -n "$parent" -a "${1:-0}" != "$parent" ]
@@ -289,10 +283,11 @@ t_wall() {
 
 t_smash() {
 	rm -f core core.*
+	# shellcheck disable=SC3045 # dash and busybox sh have ulimit -c
 	(ulimit -c unlimited; GLIBC_TUNABLES=$GCS3 exec $T/gcsprof-smash) >smash.out 2>&1
 	rc=$?
 	check "the smashed program dies of SIGSEGV ($rc)" [ "$rc" -eq 139 ]
-	core=$(ls core* 2>/dev/null | head -n 1)
+	core=$(first_core)
 	check "it dumped a core ($core)" [ -n "$core" ]
 	[ -n "$core" ] || return
 	status_is 0 "inspect the core" gcsprof inspect "$core"
@@ -338,6 +333,11 @@ t_errors() {
 		rec --fallback fp -o fb.data -- $T/gcsprof-split 2
 	check "and says so once" [ "$(grep -c 'without GCS' err.txt)" -eq 1 ]
 	check "its samples are marked as fallback" grep -q '^sample .* f P' fb.data
+	status_is 0 "--fallback cfi samples it with DWARF CFI (through ptrace)" \
+		gcsprof record -q --fallback cfi -o cfi.data -- $T/gcsprof-split 2
+	check "the profile says ptrace" grep -qx 'method ptrace' cfi.data
+	status_is 0 "its report" gcsprof report cfi.data -f folded -o cfi.folded
+	check "CFI finds main under the paths" grep -qE '(^|;)main;path_a;burn_a' cfi.folded
 	status_is 0 "without --fallback the same is skipped, and counted" \
 		rec -o nofb.data -- $T/gcsprof-split 2
 	check "counted as no-gcs" grep -q '^lost no-gcs [1-9]' nofb.data
@@ -434,9 +434,11 @@ t_perf() {
 	done
 	echo 1 >/proc/sys/kernel/perf_callchain_gcs
 	count() { awk 'BEGIN { RS = "" } /path_a|path_b/ { n++; if (/ main\n/) m++ } END { print n + 0, m + 0 }' "$1"; }
+	# shellcheck disable=SC2046 # two numbers, split on purpose
 	set -- $(count perf1.txt)
 	check "perf record -g: every chain through the paths reaches main ($2 of $1)" \
 		[ "$1" -ge 100 -a "$1" -eq "$2" ]
+	# shellcheck disable=SC2046 # two numbers, split on purpose
 	set -- $(count perf0.txt)
 	check "with kernel.perf_callchain_gcs=0 they do not ($2 of $1)" [ "$1" -ge 100 -a "$2" -lt "$1" ]
 
@@ -460,15 +462,18 @@ t_perf() {
 	out=/tmp/gcsprof-user.$$.data
 	paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
 	echo 2 >/proc/sys/kernel/perf_event_paranoid
+	# shellcheck disable=SC2086 # $u is a command and its arguments
 	status_is 0 "an unprivileged user records with perf" \
-		$u /opt/gcsprof/bin/gcsprof record -q --gcs-tunable 3 -o $out -- $T/gcsprof-split 1
+		$u /opt/gcsprof/bin/gcsprof record -q --gcs-tunable 3 -o "$out" -- $T/gcsprof-split 1
 	check "its profile says method perf" grep -qx 'method perf' $out
 	echo 3 >/proc/sys/kernel/perf_event_paranoid
+	# shellcheck disable=SC2086 # $u is a command and its arguments
 	status_is 66 "--method perf when perf_event_paranoid forbids it" \
-		$u /opt/gcsprof/bin/gcsprof record --method perf -o $out -- $T/gcsprof-split 1
+		$u /opt/gcsprof/bin/gcsprof record --method perf -o "$out" -- $T/gcsprof-split 1
 	show err.txt
+	# shellcheck disable=SC2086 # $u is a command and its arguments
 	status_is 0 "auto falls back to ptrace" \
-		$u /opt/gcsprof/bin/gcsprof record -q --gcs-tunable 3 -o $out -- $T/gcsprof-split 1
+		$u /opt/gcsprof/bin/gcsprof record -q --gcs-tunable 3 -o "$out" -- $T/gcsprof-split 1
 	check "saying why, once" [ "$(grep -c 'sampling with ptrace.*perf_event_paranoid' err.txt)" -eq 1 ]
 	check "its profile says method ptrace" grep -qx 'method ptrace' $out
 	echo "$paranoid" >/proc/sys/kernel/perf_event_paranoid
@@ -490,8 +495,9 @@ t_for_host() {
 	gcsprof report /share/split.data -o /share/split.guest.txt
 	gcsprof report /share/split.data -f folded -o /share/split.guest.folded
 	rm -f core core.*
+	# shellcheck disable=SC3045 # dash and busybox sh have ulimit -c
 	(ulimit -c unlimited; GLIBC_TUNABLES=$GCS3 exec $T/gcsprof-smash) >/dev/null 2>&1
-	core=$(ls core* 2>/dev/null | head -n 1)
+	core=$(first_core)
 	check "a core for the host" [ -n "$core" ]
 	[ -n "$core" ] && cp "$core" /share/smash.core
 	gcsprof inspect /share/smash.core >/share/smash.guest.txt 2>&1
@@ -501,7 +507,8 @@ t_for_host() {
 		[ -f "$f" ] || continue
 		mkdir -p "/share/root$(dirname "$f")" && cp "$f" "/share/root$f"
 	done
-	for f in $(ls /lib/ld-linux-aarch64.so.1 /lib/aarch64-linux-gnu/libc.so.6 2>/dev/null); do
+	for f in /lib/ld-linux-aarch64.so.1 /lib/aarch64-linux-gnu/libc.so.6; do
+		[ -e "$f" ] || continue
 		r=$(readlink -f "$f")
 		mkdir -p "/share/root$(dirname "$f")" "/share/root$(dirname "$r")"
 		cp "$r" "/share/root$f"
@@ -515,6 +522,4 @@ for t in $tests; do
 	echo "# --- $t"
 	"t_$t"
 done
-echo "1..$n"
-[ "$failed" -eq 0 ] || { echo "# $failed of $n failed"; exit 1; }
-exit 0
+tap_done

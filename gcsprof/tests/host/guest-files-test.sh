@@ -6,10 +6,7 @@
 # Usage: guest-files-test.sh VM_RUN STAGE GCSPROF WORKDIR [PPROF_CHECK]
 set -u
 vm_run=$1 stage=$2 gp=$3 work=$4 pprof_check=${5:-}
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
-check() { d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
+. "$(dirname "$0")/../../../tests/tap.sh"
 
 if [ ! -x "$stage/bin/gcsprof" ]; then
 	echo "1..0 # SKIP no arm64 build in $stage (scripts/build makes it)"
@@ -49,7 +46,7 @@ if command -v go >/dev/null 2>&1; then
 	go tool pprof -top split.pb.gz >pprof.txt 2>&1
 	check "go tool pprof reads it, path_a in its top" grep -q path_a pprof.txt
 else
-	n=$((n + 1)); echo "ok $n # SKIP no 'go' (Debian's golang-go) for go tool pprof"
+	skip "no 'go' (Debian's golang-go) for go tool pprof"
 fi
 "$gp" report split.data --sysroot "$work/root" -f svg -o split.svg
 check "svg on the host" grep -q path_a split.svg
@@ -68,5 +65,4 @@ head -c 4096 smash.core >trunc.core
 "$gp" inspect trunc.core >/dev/null 2>err.txt
 rc=$?
 check "a truncated core: status 70 or 71 ($rc: $(cat err.txt))" [ $rc -eq 70 -o $rc -eq 71 ]
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_done

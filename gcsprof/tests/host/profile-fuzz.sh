@@ -9,9 +9,7 @@
 set -u
 gp=$1 work=$2 count=${3:-400}
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
+. "$(dirname "$0")/../../../tests/tap.sh"
 
 cat >seed.data <<'P'
 gcsprof-profile 1
@@ -80,7 +78,7 @@ run_one() { # run_one FILE DESCRIPTION
 	*)
 		not_ok "$2: status $st"
 		sed 's/^/# /' err.txt | head -n 20
-		cp "$1" "kept-$n.data" ;;
+		cp "$1" "kept-$tap_n.data" ;;
 	esac
 }
 
@@ -97,5 +95,4 @@ while [ "$i" -lt "$size" ]; do
 	run_one cut.data "cut at byte $i"
 	i=$((i + 7))
 done
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_done

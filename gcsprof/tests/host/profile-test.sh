@@ -6,17 +6,7 @@
 set -u
 gp=$1 work=$2 pprof_check=${3:-}
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
-check() { d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
-status_is() {
-	want=$1 d=$2; shift 2
-	"$@" >out.txt 2>err.txt
-	got=$?
-	if [ "$got" -eq "$want" ]; then ok "$d (status $got)"; else
-		not_ok "$d (status $got, expected $want)"; sed 's/^/# /' err.txt; fi
-}
+. "$(dirname "$0")/../../../tests/tap.sh"
 
 # A profile of a process whose files are not on this machine: names come
 # out as [file+offset], which is enough to check the writers.
@@ -53,8 +43,7 @@ if command -v go >/dev/null 2>&1; then
 	status_is 0 "go tool pprof reads it" go tool pprof -top g.pb.gz
 	check "pprof's top matches" grep -q 'prog+0x100' out.txt
 else
-	echo "ok $((n + 1)) # SKIP go tool pprof: no 'go' on this host (Debian's golang-go)"
-	n=$((n + 1))
+	skip "go tool pprof: no 'go' on this host (Debian's golang-go)"
 fi
 
 # A chain through a signal handler: the trampoline (in the vDSO, which no
@@ -95,5 +84,4 @@ status_is 0 "--help" "$gp" report --help
 if [ "$(uname -m)" != aarch64 ]; then
 	status_is 74 "record needs arm64" "$gp" record -- true
 fi
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_done

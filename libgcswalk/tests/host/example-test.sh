@@ -19,6 +19,8 @@ fi
 sed -n '/<!-- example: gcswalk-stack.c -->/,/^```$/p' "$doc" | sed '1,2d;$d' >"$work/gcswalk-stack.c"
 pc=$(find "$work/prefix" -name gcswalk.pc | head -n 1)
 export PKG_CONFIG_PATH="${pc%/*}"
+# $extra and pkg-config's output are lists of flags: split on purpose.
+# shellcheck disable=SC2046,SC2086
 if [ -s "$work/gcswalk-stack.c" ] &&
 	$cc $extra -std=c11 -Wall -Wextra -Werror -o "$work/gcswalk-stack" "$work/gcswalk-stack.c" \
 		$(pkg-config --cflags --libs gcswalk) -Wl,-rpath,"$(pkg-config --variable=libdir gcswalk)" \

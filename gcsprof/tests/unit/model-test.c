@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests of gcsprof's model (model.c) built from a profile file
+ * (profile.c): the recording's facts carried into the model (mode,
+ * command, method, event, duration, lost counts), samples and their
+ * locations merged by address and kind, mappings with hex build-ids, and
+ * frames in no known file named by address, in a signal trampoline by
+ * what they are. Symbols are not looked up: the mapped files are not on
+ * this machine. TAP.
+ * Usage: model-test WORKDIR
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../../tests/tap.h"
+#include "model.h"
+
+static const char profile[] =
+	"gcsprof-profile 1\n"
+	"hz 250\n"
+	"mode cpu\n"
+	"method perf\n"
+	"event cycles\n"
+	"command prog%20one\n"
+	"mapping 0 42 400000 401000 0 0a0b /no/such/prog\n"
+	"sample 100 42 42 R 0 main - P400100 R400200 Sffff0010 R400300\n"
+	"sample 200 42 43 R 0 worker f P400100 F400204\n"
+	"sample 300 42 42 R 0 main - P400100 R400200 Sffff0010 R400300\n"
+	"lost no-gcs 3\n"
+	"lost ring-overrun 4\n"
+	"end 2000000 3 1\n";
+
+static const char *frame_name(const struct gp_model *m, uint64_t location_id)
+{
+	const struct gp_location *l = &m->locations[location_id - 1];
+
+	return l->nlines ? gp_model_function(m, l->lines[l->nlines - 1].function_id)->name : "";
+}
+
+int main(int argc, char **argv)
+{
+	struct gp_rprofile raw;
+	struct gp_model m;
+	char path[4096];
+	FILE *f;
+	int ok;
+
+	if (argc != 2)
+		return 64;
+	snprintf(path, sizeof(path), "%s/model-test.data", argv[1]);
+	f = fopen(path, "w");
+	if (!f || fputs(profile, f) == EOF || fclose(f) != 0)
+		tap_skip_all("cannot write the test profile");
+	tap_result(gp_profile_read(&raw, path) == 0, "the profile reads");
+	tap_result(gp_model_build(&m, &raw, NULL) == 0, "the model builds");
+	gp_profile_free(&raw);   /* the model must not need it any more */
+
+	tap_result(strcmp(m.mode, "cpu") == 0 && strcmp(m.command, "prog one") == 0 &&
+		   strcmp(m.method, "perf") == 0 && strcmp(m.event, "cycles") == 0 &&
+		   m.hz == 250 && m.duration_ns == 2000000, "the recording's facts are in the model");
+	tap_result(m.nlost == 2 && m.nlost_total == 7 && strcmp(m.lost[1].reason, "ring-overrun") == 0 &&
+		   m.lost[1].count == 4, "the lost counts too");
+	tap_result(m.nsamples == 3 && m.total == 3 && m.period_ns == 4000000, "three samples");
+	tap_result(m.samples[0].nlocations == 4 && m.samples[1].nlocations == 2,
+		   "their frames");
+	ok = m.nsamples == 3 && m.samples[0].location_ids[0] == m.samples[2].location_ids[0] &&
+	     m.samples[0].location_ids[0] == m.samples[1].location_ids[0] &&
+	     m.samples[0].location_ids[1] != m.samples[1].location_ids[1];
+	tap_result(ok, "one location per address, kind and address space");
+	tap_result(m.samples[1].fallback && !m.samples[0].fallback &&
+		   strcmp(m.samples[1].thread, "worker") == 0 && m.samples[1].tid == 43,
+		   "fallback flag, thread name and tid");
+	tap_result(m.nmappings == 1 && strcmp(m.mappings[0].build_id, "0a0b") == 0 &&
+		   strcmp(m.mappings[0].file, "/no/such/prog") == 0, "the mapping, build-id in hex");
+	tap_result(strcmp(frame_name(&m, m.samples[0].location_ids[0]), "[prog+0x100]") == 0,
+		   "a frame in a file without symbols: [file+offset]");
+	tap_result(strcmp(frame_name(&m, m.samples[0].location_ids[2]),
+			  "[signal handler called]") == 0,
+		   "the signal trampoline is named for what it is");
+	gp_model_free(&m);
+	tap_finish();
+}

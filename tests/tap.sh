@@ -1,0 +1,62 @@
+# shellcheck shell=sh
+# TAP helpers shared by the project's shell tests, on the host and in the
+# guest (POSIX sh: dash and busybox too). Source it, then:
+#   ok DESC, not_ok DESC          one result
+#   skip REASON                   one result that could not be had here
+#   check DESC CMD...             CMD's success is the result
+#   status_is WANT DESC CMD...    CMD's exit status must be WANT; its output
+#                                 goes to out.txt and err.txt in the current
+#                                 folder, and is shown when the check fails
+#   show FILE...                  FILE as TAP comments
+#   tap_done                      the plan, then exit: 0 if all passed, else 1
+tap_n=0
+tap_failed=0
+
+ok() {
+	tap_n=$((tap_n + 1))
+	echo "ok $tap_n - $*"
+}
+
+not_ok() {
+	tap_n=$((tap_n + 1))
+	tap_failed=$((tap_failed + 1))
+	echo "not ok $tap_n - $*"
+}
+
+skip() {
+	tap_n=$((tap_n + 1))
+	echo "ok $tap_n # SKIP $*"
+}
+
+check() {
+	tap_desc=$1
+	shift
+	if "$@"; then ok "$tap_desc"; else not_ok "$tap_desc"; fi
+}
+
+show() {
+	sed 's/^/# /' "$@"
+}
+
+status_is() {
+	tap_want=$1 tap_desc=$2
+	shift 2
+	"$@" >out.txt 2>err.txt
+	tap_got=$?
+	if [ "$tap_got" -eq "$tap_want" ]; then
+		ok "$tap_desc (status $tap_got)"
+	else
+		not_ok "$tap_desc (status $tap_got, expected $tap_want)"
+		sed 's/^/# stdout: /' out.txt | head -n 20
+		sed 's/^/# stderr: /' err.txt | head -n 20
+	fi
+}
+
+tap_done() {
+	echo "1..$tap_n"
+	if [ "$tap_failed" -ne 0 ]; then
+		echo "# $tap_failed of $tap_n failed"
+		exit 1
+	fi
+	exit 0
+}
