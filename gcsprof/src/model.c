@@ -164,7 +164,8 @@ static struct space *space_for(struct gp_model *m, unsigned asid)
 	for (i = 0; i < ix->raw->nmappings; i++) {
 		const struct gp_rmapping *r = &ix->raw->mappings[i];
 
-		if (r->asid != asid)
+		/* The vDSO is in no file: its names come from the profile. */
+		if (r->asid != asid || strcmp(r->path, GP_VDSO_PATH) == 0)
 			continue;
 		maps[n].start = r->start;
 		maps[n].end = r->end;
@@ -233,6 +234,21 @@ static uint64_t mapping_of(const struct gp_model *m, unsigned asid, uint64_t add
 	return 0;
 }
 
+/* The vDSO function at OFFSET, or NULL. */
+static const struct gp_rsymbol *vdso_symbol(const struct gp_rprofile *raw, uint64_t offset)
+{
+	size_t i;
+
+	for (i = 0; i < raw->nvdso_symbols; i++) {
+		const struct gp_rsymbol *s = &raw->vdso_symbols[i];
+
+		if (offset >= s->offset && (offset < s->offset + s->size ||
+					    (!s->size && offset == s->offset)))
+			return s;
+	}
+	return NULL;
+}
+
 static uint64_t location_id(struct gp_model *m, unsigned asid, const struct gp_frame *f)
 {
 	struct index *ix = m->index;
@@ -281,15 +297,25 @@ static uint64_t location_id(struct gp_model *m, unsigned asid, const struct gp_f
 		if (mid)
 			m->mappings[mid - 1].has_functions = 1;
 	} else {
-		/* Unknown: name it by its file, or by its address. The
-		 * signal trampoline is in the vDSO, which no file maps: it
-		 * is named for what it is, as gdb's <signal handler called>. */
+		/* Unknown: name it by the vDSO's symbols (which the profile
+		 * carries, the vDSO being in no file), by its file, or by
+		 * its address. The signal trampoline is named for what it
+		 * is, as gdb's <signal handler called>. */
+		const struct gp_rmapping *rm = mid ? &ix->raw->mappings[mid - 1] : NULL;
+		const struct gp_rsymbol *vs = NULL;
 		char *name = NULL;
 		uint64_t fid;
 		int ok;
 
-		if (f->kind == GP_FRAME_SIGRETURN && !mid)
+		/* A return address is looked up at its call. */
+		if (rm && strcmp(rm->path, GP_VDSO_PATH) == 0 && f->address - rm->start >= 4)
+			vs = vdso_symbol(ix->raw, f->address - rm->start - (is_return ? 4 : 0));
+
+		if (f->kind == GP_FRAME_SIGRETURN)
 			ok = asprintf(&name, "[signal handler called]");
+		else if (vs)
+			/* As perf names it. */
+			ok = asprintf(&name, "%s [vdso]", vs->name);
 		else if (mid)
 			ok = asprintf(&name, "[%s+0x%" PRIx64 "]",
 				      base_name(ix->raw->mappings[mid - 1].path),
@@ -299,7 +325,7 @@ static uint64_t location_id(struct gp_model *m, unsigned asid, const struct gp_f
 			ok = asprintf(&name, "[0x%" PRIx64 "]", f->address);
 		if (ok < 0)
 			return 0;
-		fid = function_id(m, name, name, "");
+		fid = function_id(m, name, vs ? vs->name : name, "");
 		free(name);
 		if (!fid)
 			return 0;

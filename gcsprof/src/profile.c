@@ -325,6 +325,27 @@ static int parse_lost(struct reader *r, struct gp_rprofile *p)
 	return 0;
 }
 
+static int parse_vdso_symbol(struct reader *r, struct gp_rprofile *p)
+{
+	struct gp_rsymbol s;
+	void *n;
+
+	if (num_field(r, 16, &s.offset) != 0 || num_field(r, 16, &s.size) != 0 ||
+	    s.offset + s.size < s.offset)
+		return bad(r, "malformed vdso-symbol record");
+	s.name = str_field(r);
+	if (!s.name)
+		return bad(r, "malformed vdso-symbol record");
+	n = gp_grow(p->vdso_symbols, &p->vdso_symbols_cap, p->nvdso_symbols + 1, sizeof(s));
+	if (!n) {
+		free(s.name);
+		return bad(r, "out of memory");
+	}
+	p->vdso_symbols = n;
+	p->vdso_symbols[p->nvdso_symbols++] = s;
+	return 0;
+}
+
 int gp_profile_read(struct gp_rprofile *p, const char *path)
 {
 	struct reader r = { path, 0, NULL, 0 };
@@ -388,6 +409,8 @@ int gp_profile_read(struct gp_rprofile *p, const char *path)
 			ret = parse_mapping(&r, p);
 		else if (strcmp(kw, "lost") == 0)
 			ret = parse_lost(&r, p);
+		else if (strcmp(kw, "vdso-symbol") == 0)
+			ret = parse_vdso_symbol(&r, p);
 		else if (strcmp(kw, "hz") == 0) {
 			uint64_t v;
 
@@ -472,6 +495,9 @@ void gp_profile_free(struct gp_rprofile *p)
 	}
 	for (i = 0; i < p->nlost; i++)
 		free(p->lost[i].reason);
+	for (i = 0; i < p->nvdso_symbols; i++)
+		free(p->vdso_symbols[i].name);
+	free(p->vdso_symbols);
 	free(p->samples);
 	free(p->frames);
 	free(p->mappings);

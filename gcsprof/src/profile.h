@@ -53,6 +53,15 @@ struct gp_count {
 	uint64_t count;
 };
 
+/* A function of the vDSO, at OFFSET from its start ("[vdso]" mappings). */
+struct gp_rsymbol {
+	uint64_t offset, size;
+	char *name;
+};
+
+/* The path of a vDSO mapping: no file, its symbols are in the profile. */
+#define GP_VDSO_PATH "[vdso]"
+
 struct gp_rprofile {
 	unsigned version;
 	unsigned hz;
@@ -69,6 +78,8 @@ struct gp_rprofile {
 	size_t nmappings, mappings_cap;
 	struct gp_count *lost;     /* samples lost or skipped, by reason */
 	size_t nlost, lost_cap;
+	struct gp_rsymbol *vdso_symbols;
+	size_t nvdso_symbols, vdso_symbols_cap;
 };
 
 /* Read PATH into *P. Returns 0, or prints one line and returns an exit

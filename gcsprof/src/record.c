@@ -218,6 +218,10 @@ static int record_setup(struct recorder *r, int argc, char **argv, pid_t *pid,
 					 event) != 0)
 		ret = (rec_write_failed(r), GP_EXIT_OUTPUT);
 	free(command);
+	if (!ret && rec_vdso_load(&r->vdso) != 0)
+		ret = GP_EXIT_SYSTEM;
+	if (!ret && rec_vdso_write(r->out, &r->vdso) != 0)
+		ret = (rec_write_failed(r), GP_EXIT_OUTPUT);
 	if (!ret) {
 		r->tty = !o->quiet && isatty(STDERR_FILENO);
 		sigemptyset(&r->sigs);
@@ -299,6 +303,7 @@ static void record_release(struct recorder *r)
 	free(r->seen_index);
 	rec_perf_release(r);
 	rec_ptrace_release(r);
+	rec_vdso_free(&r->vdso);
 	free(r->frames);
 }
 

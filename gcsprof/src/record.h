@@ -120,6 +120,21 @@ struct seen_mapping {
 	char *path;
 };
 
+/* The vDSO, read from gcsprof's own (record_vdso.c). */
+#define REC_VDSO_PATH "[vdso]"
+struct rec_vdso_symbol {
+	uint64_t offset, size;     /* from the vDSO's start */
+	char *name;
+};
+struct rec_vdso {
+	uint64_t size;             /* of its code mapping; 0: no vDSO known */
+	uint64_t sigreturn;        /* offset of the signal trampoline, 0 unknown */
+	unsigned char build_id[20];
+	size_t build_id_size;
+	struct rec_vdso_symbol *symbols;
+	size_t nsymbols, symbols_cap;
+};
+
 struct recorder {
 	const struct record_opts *o;
 	FILE *out;
@@ -155,6 +170,7 @@ struct recorder {
 	const char *event;        /* perf: the event sampled on */
 	int started;              /* sampling began: what fails now still ends the file */
 	struct perf_rec *perf;    /* the perf method's state (record_perf.c) */
+	struct rec_vdso vdso;
 };
 
 enum {
@@ -205,6 +221,14 @@ int rec_write_mapping(struct recorder *r, unsigned asid, pid_t pid, uint64_t sta
 		      size_t build_id_size);
 void rec_report_no_gcs(const struct recorder *r);
 int rec_sample_round(struct recorder *r, int *stop_sig);
+
+/* record_vdso.c: the vDSO's symbols, and where a process has it */
+int rec_vdso_load(struct rec_vdso *v);
+int rec_vdso_write(FILE *f, const struct rec_vdso *v);
+void rec_vdso_free(struct rec_vdso *v);
+uint64_t rec_vdso_of(pid_t pid);
+/* Write the "[vdso]" mapping of address space ASID, at START. */
+int rec_vdso_mapping(struct recorder *r, unsigned asid, pid_t pid, uint64_t start);
 
 /* record_ptrace.c: the ptrace method's sampling loop */
 int rec_ptrace_run(struct recorder *r, pid_t pid, char **argv, const sigset_t *old_mask,

@@ -22,13 +22,10 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -266,68 +263,6 @@ static void raise_fd_limit(void)
 	}
 }
 
-/*
- * Where the signal trampoline is in the vDSO, as an offset from its
- * start: every process maps the same vDSO, ours included, so a return
- * address at that offset in a target's vDSO is the return from a signal
- * handler. 0 when it cannot be found.
- */
-static uint64_t vdso_sigreturn_offset(void)
-{
-#if defined(__aarch64__)
-	const GElf_Ehdr *eh;
-	uint64_t base = getauxval(AT_SYSINFO_EHDR), found = 0, load = UINT64_MAX;
-	Elf_Scn *scn = NULL;
-	size_t size, i, nph = 0;
-	Elf *elf;
-
-	if (!base || elf_version(EV_CURRENT) == EV_NONE)
-		return 0;
-	eh = (const GElf_Ehdr *)base;
-	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64)
-		return 0;
-	/* The section headers come last in the vDSO image. */
-	size = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
-	if (size > (1u << 24))
-		return 0;
-	elf = elf_memory((char *)base, size);
-	if (!elf)
-		return 0;
-	if (elf_getphdrnum(elf, &nph) == 0)
-		for (i = 0; i < nph; i++) {
-			GElf_Phdr ph;
-
-			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && ph.p_vaddr < load)
-				load = ph.p_vaddr;
-		}
-	while (load != UINT64_MAX && !found && (scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		size_t k;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize)
-			continue;
-		d = elf_getdata(scn, NULL);
-		for (k = 0; d && k < sh.sh_size / sh.sh_entsize; k++) {
-			GElf_Sym sym;
-			const char *name;
-
-			if (!gelf_getsym(d, (int)k, &sym))
-				continue;
-			name = elf_strptr(elf, sh.sh_link, sym.st_name);
-			if (name && strcmp(name, "__kernel_rt_sigreturn") == 0 && sym.st_value >= load) {
-				found = sym.st_value - load;
-				break;
-			}
-		}
-	}
-	elf_end(elf);
-	return found;
-#else
-	return 0;
-#endif
-}
-
 /* ---- Launching and attaching ---------------------------------------- */
 
 static int perf_launch(struct recorder *r, char **argv, const sigset_t *old_mask)
@@ -372,26 +307,6 @@ static int has_gcs_mapping(pid_t pid)
 	free(line);
 	fclose(f);
 	return found;
-}
-
-/* The start of PID's vDSO, from its map; 0 if none. */
-static uint64_t vdso_of(pid_t pid)
-{
-	char path[64], *line = NULL;
-	size_t cap = 0;
-	uint64_t start = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (!start && getline(&line, &cap, f) > 0)
-		if (strstr(line, "[vdso]"))
-			start = strtoull(line, NULL, 16);
-	free(line);
-	fclose(f);
-	return start;
 }
 
 static int attach_error(int err, pid_t pid)
@@ -439,7 +354,7 @@ static int perf_attach(struct recorder *r, pid_t pid)
 	p = perf_process(r, pid);
 	ret = p ? 0 : gp_error(GP_EXIT_SYSTEM, "out of memory");
 	if (p)
-		p->vdso = vdso_of(pid);
+		p->vdso = rec_vdso_of(pid);
 	n = gcswalk_target_mapping_count(t);
 	for (i = 0; i < n && !ret; i++) {
 		struct gcswalk_mapping m;
@@ -659,7 +574,6 @@ int rec_perf_run(struct recorder *r, pid_t pid, char **argv, const sigset_t *old
 	}
 	pr->nrings = ncpus;
 	free(cpus);
-	pr->sigreturn_offset = vdso_sigreturn_offset();
 	pr->sigfd = signalfd(-1, &r->sigs, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (pr->sigfd < 0) {
 		free(pfds);

@@ -59,7 +59,6 @@ struct perf_rec {
 	struct perf_ref *refs;
 	size_t nrefs, refs_cap;
 	uint64_t seq;
-	uint64_t sigreturn_offset;       /* of the vDSO's signal trampoline, 0 unknown */
 	uint64_t bytes;                  /* read from the rings */
 	uint64_t throttled;              /* PERF_RECORD_THROTTLE seen */
 };

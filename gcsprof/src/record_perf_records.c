@@ -226,7 +226,13 @@ static int need_mapping(struct recorder *r, struct process *p, uint64_t address)
 
 		if (address < m->start || address >= m->end)
 			continue;
-		if (m->written || m->path[0] != '/')
+		if (m->written)
+			return 0;
+		if (strcmp(m->path, REC_VDSO_PATH) == 0) {
+			m->written = 1;
+			return rec_vdso_mapping(r, p->asid, p->pid, m->start);
+		}
+		if (m->path[0] != '/')
 			return 0;
 		m->written = 1;
 		return rec_write_mapping(r, p->asid, p->pid, m->start, m->end, m->offset, m->path,
@@ -339,7 +345,7 @@ static int handle_sample(struct recorder *r, const struct perf_event_header *h)
 		if (ret)
 			return ret;
 		r->frames[i].address = user[i];
-		r->frames[i].kind = frame_kind(p, r->perf->sigreturn_offset, i, user[i], gcs);
+		r->frames[i].kind = frame_kind(p, r->vdso.sigreturn, i, user[i], gcs);
 	}
 	memset(&rs, 0, sizeof(rs));
 	rs.time_ns = s.time > r->start_ns ? s.time - r->start_ns : 0;

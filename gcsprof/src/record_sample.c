@@ -216,6 +216,19 @@ static int sync_mappings(struct recorder *r, struct process *p)
 		p->written = g;
 		p->written[p->nwritten++] = (struct range){ m.start, m.end };
 	}
+	/* The vDSO, in no file: its symbols are in the profile. */
+	if (p->vdso && r->vdso.size) {
+		struct range *g = gp_grow(p->written, &p->written_cap, p->nwritten + 1, sizeof(*g));
+		int ret;
+
+		if (!g)
+			return gp_error(GP_EXIT_SYSTEM, "out of memory");
+		p->written = g;
+		p->written[p->nwritten++] = (struct range){ p->vdso, p->vdso + r->vdso.size };
+		ret = rec_vdso_mapping(r, p->asid, p->pid, p->vdso);
+		if (ret)
+			return ret;
+	}
 	qsort(p->written, p->nwritten, sizeof(*p->written), range_cmp);
 	return 0;
 }
@@ -508,6 +521,7 @@ static int sample_process(struct recorder *r, struct process *p, uint64_t time_n
 			return 0;
 		}
 		maps_credits_reset(p, rec_now_ns());
+		p->vdso = rec_vdso_of(p->pid);
 		ret = sync_mappings(r, p);
 	}
 	for (i = 0; i < r->nthreads && ret == 0; i++) {

@@ -23,13 +23,17 @@ static const char profile[] =
 	"method perf\n"
 	"event cycles\n"
 	"command prog%20one\n"
+	"vdso-symbol 300 40 __kernel_clock_gettime\n"
+	"vdso-symbol 800 8 __kernel_rt_sigreturn\n"
 	"mapping 0 42 400000 401000 0 0a0b /no/such/prog\n"
+	"mapping 0 42 ffff0000 ffff1000 0 - [vdso]\n"
 	"sample 100 42 42 R 0 main - P400100 R400200 Sffff0010 R400300\n"
+	"sample 150 42 42 R 0 main - Pffff0320 R400200\n"
 	"sample 200 42 43 R 0 worker f P400100 F400204\n"
 	"sample 300 42 42 R 0 main - P400100 R400200 Sffff0010 R400300\n"
 	"lost no-gcs 3\n"
 	"lost ring-overrun 4\n"
-	"end 2000000 3 1\n";
+	"end 2000000 4 2\n";
 
 static const char *frame_name(const struct gp_model *m, uint64_t location_id)
 {
@@ -61,18 +65,21 @@ int main(int argc, char **argv)
 		   m.hz == 250 && m.duration_ns == 2000000, "the recording's facts are in the model");
 	tap_result(m.nlost == 2 && m.nlost_total == 7 && strcmp(m.lost[1].reason, "ring-overrun") == 0 &&
 		   m.lost[1].count == 4, "the lost counts too");
-	tap_result(m.nsamples == 3 && m.total == 3 && m.period_ns == 4000000, "three samples");
-	tap_result(m.samples[0].nlocations == 4 && m.samples[1].nlocations == 2,
+	tap_result(m.nsamples == 4 && m.total == 4 && m.period_ns == 4000000, "four samples");
+	tap_result(m.samples[0].nlocations == 4 && m.samples[2].nlocations == 2,
 		   "their frames");
-	ok = m.nsamples == 3 && m.samples[0].location_ids[0] == m.samples[2].location_ids[0] &&
-	     m.samples[0].location_ids[0] == m.samples[1].location_ids[0] &&
-	     m.samples[0].location_ids[1] != m.samples[1].location_ids[1];
+	ok = m.nsamples == 4 && m.samples[0].location_ids[0] == m.samples[3].location_ids[0] &&
+	     m.samples[0].location_ids[0] == m.samples[2].location_ids[0] &&
+	     m.samples[0].location_ids[1] != m.samples[2].location_ids[1];
 	tap_result(ok, "one location per address, kind and address space");
-	tap_result(m.samples[1].fallback && !m.samples[0].fallback &&
-		   strcmp(m.samples[1].thread, "worker") == 0 && m.samples[1].tid == 43,
+	tap_result(m.samples[2].fallback && !m.samples[0].fallback &&
+		   strcmp(m.samples[2].thread, "worker") == 0 && m.samples[2].tid == 43,
 		   "fallback flag, thread name and tid");
-	tap_result(m.nmappings == 1 && strcmp(m.mappings[0].build_id, "0a0b") == 0 &&
+	tap_result(m.nmappings == 2 && strcmp(m.mappings[0].build_id, "0a0b") == 0 &&
 		   strcmp(m.mappings[0].file, "/no/such/prog") == 0, "the mapping, build-id in hex");
+	tap_result(strcmp(frame_name(&m, m.samples[1].location_ids[0]),
+			  "__kernel_clock_gettime [vdso]") == 0,
+		   "a vDSO frame is named from the profile's vDSO symbols, as perf names it");
 	tap_result(strcmp(frame_name(&m, m.samples[0].location_ids[0]), "[prog+0x100]") == 0,
 		   "a frame in a file without symbols: [file+offset]");
 	tap_result(strcmp(frame_name(&m, m.samples[0].location_ids[2]),
