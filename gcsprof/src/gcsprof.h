@@ -99,7 +99,8 @@ int gp_parse_options(const struct gp_command *cmd, void *opts, int argc, char **
 		     int *nargs);
 void gp_usage(const struct gp_command *cmd, FILE *out);
 
-extern const struct gp_command gp_cmd_record, gp_cmd_report, gp_cmd_inspect, gp_cmd_status;
+extern const struct gp_command gp_cmd_record, gp_cmd_report, gp_cmd_inspect, gp_cmd_status,
+	gp_cmd_archive;
 
 /* ---- Small helpers ------------------------------------------------- */
 
@@ -116,6 +117,10 @@ int gp_out_close(struct gp_out *out);
 
 /* A growable array of bytes with a length. */
 void *gp_grow(void *ptr, size_t *cap, size_t need, size_t elem);
+
+/* The GNU build-id of the ELF file PATH into a malloc'd array (*OUT);
+ * its size, 0 if the file has none or cannot be read. */
+size_t gp_read_build_id(const char *path, unsigned char **out);
 
 /* Does this CPU and kernel have GCS (HWCAP_GCS)? Always 0 off arm64. */
 int gp_kernel_has_gcs(void);

@@ -10,6 +10,7 @@ static const struct gp_command *const commands[] = {
 	&gp_cmd_report,
 	&gp_cmd_inspect,
 	&gp_cmd_status,
+	&gp_cmd_archive,
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

@@ -98,6 +98,10 @@ struct gp_model {
 int gp_model_build(struct gp_model *m, const struct gp_rprofile *raw, const char *sysroot);
 void gp_model_free(struct gp_model *m);
 
+/* Warn, one line per cause, about the files samples use that are missing
+ * (under SYSROOT, if not NULL) or differ from the recorded ones. */
+void gp_model_check_files(const struct gp_model *m, const char *sysroot);
+
 /* Intern a string in the model (NULL for out of memory). */
 const char *gp_model_intern(struct gp_model *m, const char *s);
 

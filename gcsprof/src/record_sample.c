@@ -5,8 +5,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,50 +14,6 @@
 #include "record.h"
 
 /* ---- Mappings and build-ids ---------------------------------------- */
-
-/* The GNU build-id of ELF file PATH into a malloc'd array; 0 if none. */
-static size_t read_build_id(const char *path, unsigned char **out)
-{
-	size_t nph = 0, i, size = 0;
-	Elf *elf;
-	int fd;
-
-	*out = NULL;
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf && elf_kind(elf) == ELF_K_ELF && elf_getphdrnum(elf, &nph) == 0) {
-		for (i = 0; i < nph && !*out; i++) {
-			GElf_Phdr ph;
-			Elf_Data *d;
-			GElf_Nhdr nh;
-			size_t off = 0, name_off, desc_off;
-
-			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_NOTE)
-				continue;
-			d = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz,
-						 ELF_T_NHDR);
-			while (d && (off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
-				if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-				    memcmp((char *)d->d_buf + name_off, "GNU", 4) == 0 &&
-				    nh.n_descsz > 0 && nh.n_descsz <= 64) {
-					*out = malloc(nh.n_descsz);
-					if (*out) {
-						memcpy(*out, (char *)d->d_buf + desc_off, nh.n_descsz);
-						size = nh.n_descsz;
-					}
-					break;
-				}
-			}
-		}
-	}
-	elf_end(elf);
-	close(fd);
-	return size;
-}
 
 int rec_write_failed(struct recorder *r)
 {
@@ -170,7 +124,7 @@ int rec_write_mapping(struct recorder *r, unsigned asid, pid_t pid, uint64_t sta
 	rm.build_id_size = build_id_size;
 	if (!build_id_size && strlen(path) < PATH_MAX) {
 		snprintf(root_path, sizeof(root_path), "/proc/%d/root%s", (int)pid, path);
-		rm.build_id_size = read_build_id(root_path, &read_id);
+		rm.build_id_size = gp_read_build_id(root_path, &read_id);
 		rm.build_id = read_id;
 	}
 	if (gp_profile_write_mapping(r->out, &rm) != 0)

@@ -61,7 +61,7 @@ static int read_symbols(struct rec_vdso *v, Elf *elf, uint64_t load)
 }
 
 /* The GNU build-id from the image's notes. */
-static void read_build_id(struct rec_vdso *v, Elf *elf)
+static void vdso_build_id(struct rec_vdso *v, Elf *elf)
 {
 	size_t nph = 0, i;
 
@@ -121,7 +121,7 @@ int rec_vdso_load(struct rec_vdso *v)
 		}
 	if (load != UINT64_MAX) {
 		v->size = (end - load + 4095) & ~(uint64_t)4095;
-		read_build_id(v, elf);
+		vdso_build_id(v, elf);
 		if (read_symbols(v, elf, load) != 0)
 			ret = gp_error(GP_EXIT_SYSTEM, "out of memory");
 	}

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* gcsprof report: read a profile, symbolise it, write one format. */
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "model.h"
 
@@ -51,23 +53,37 @@ static void report_init(void *p)
 static int report_run(void *p, int argc, char **argv)
 {
 	const struct report_opts *o = p;
-	const char *path = argc > 0 ? argv[0] : "gcsprof.data";
+	const char *path = argc > 0 ? argv[0] : "gcsprof.data", *sysroot = o->sysroot;
+	char *bundle_profile = NULL, *bundle_root = NULL;
+	struct stat st;
 	struct gp_report_opts ro = { o->per_thread, o->top };
 	struct gp_rprofile raw;
 	struct gp_model model;
 	struct gp_out out;
 	int ret, wret;
 
+	/* A bundle from gcsprof archive: its profile, its files. */
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		if (asprintf(&bundle_profile, "%s/profile", path) < 0 ||
+		    asprintf(&bundle_root, "%s/root", path) < 0) {
+			free(bundle_profile);
+			return gp_error(GP_EXIT_SYSTEM, "out of memory");
+		}
+		path = bundle_profile;
+		if (!sysroot)
+			sysroot = bundle_root;
+	}
 	ret = gp_profile_read(&raw, path);
 	if (ret)
-		return ret;
-	ret = gp_model_build(&model, &raw, o->sysroot);
+		goto done;
+	ret = gp_model_build(&model, &raw, sysroot);
 	if (ret) {
 		gp_profile_free(&raw);
-		return ret;
+		goto done;
 	}
 	ret = gp_out_open(&out, o->output);
 	if (ret == 0) {
+		gp_model_check_files(&model, sysroot);
 		ret = writers[o->format].write(&model, &out, &ro);
 		wret = gp_out_close(&out);
 		if (!ret)
@@ -75,6 +91,9 @@ static int report_run(void *p, int argc, char **argv)
 	}
 	gp_model_free(&model);
 	gp_profile_free(&raw);
+done:
+	free(bundle_profile);
+	free(bundle_root);
 	return ret;
 }
 

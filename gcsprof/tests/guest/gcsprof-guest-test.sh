@@ -496,6 +496,7 @@ t_for_host() {
 		gcsprof record -q -F 250 --gcs-tunable 3 -o /share/split.data -- $T/gcsprof-split 6
 	gcsprof report /share/split.data -o /share/split.guest.txt
 	gcsprof report /share/split.data -f folded -o /share/split.guest.folded
+	status_is 0 "archive it" gcsprof archive /share/split.data -o /share/split.archive
 	rm -f core core.*
 	# shellcheck disable=SC3045 # dash and busybox sh have ulimit -c
 	(ulimit -c unlimited; GLIBC_TUNABLES=$GCS3 exec $T/gcsprof-smash) >/dev/null 2>&1

@@ -32,6 +32,12 @@ check "the same top functions as in the guest" [ "$(top split.host.txt)" = "$(to
 check "path_a on the host" grep -q ' path_a ' split.host.txt
 "$gp" report split.data --sysroot "$work/root" -f folded -o split.host.folded
 check "the same folded stacks as in the guest" cmp -s split.host.folded split.guest.folded
+# The bundle gcsprof archive made in the guest reports here as it is:
+# no sysroot, no copy of the guest's root.
+"$gp" report split.archive -f folded -o split.archive.folded 2>archive.err
+check "a bundle from gcsprof archive reports on the host" [ $? -eq 0 ]
+check "without a warning about missing files" sh -c '! grep -q "not on this machine" archive.err'
+check "the same folded stacks as in the guest" cmp -s split.archive.folded split.guest.folded
 "$gp" report split.data --sysroot "$work/root" -f pprof -o split.pb.gz
 check "pprof on the host" [ $? -eq 0 ]
 if [ -n "$pprof_check" ]; then

@@ -78,6 +78,28 @@ status_is 75 "missing profile" "$gp" report /nonexistent/profile
 status_is 72 "unwritable output" "$gp" report good.data -o /nonexistent/dir/out
 check "one line on stderr" [ "$(wc -l <err.txt)" -eq 1 ]
 status_is 71 "not a core" "$gp" inspect good.data
+# gcsprof archive: the profile and the files it names, in a folder that
+# report reads as it is; missing files said once; an existing folder kept.
+mkdir -p files/bin && cp "$gp" files/bin/prog
+cat >arch.data <<'P'
+gcsprof-profile 1
+hz 99
+mode cpu
+command x
+mapping 0 1 400000 401000 0 - /bin/prog
+mapping 0 1 500000 501000 0 - /no/such/lib
+sample 1 1 1 R 0 t - P400100 R500100
+end 1 1 2
+P
+status_is 0 "archive" "$gp" archive arch.data --sysroot files -o arch.bundle
+check "it holds the profile" cmp -s arch.data arch.bundle/profile
+check "and the file at its path" cmp -s files/bin/prog arch.bundle/root/bin/prog
+check "the missing one said once" [ "$(grep -c 'not here' err.txt)" -eq 1 ]
+status_is 0 "report reads the bundle" "$gp" report arch.bundle -f folded
+check "naming frames by the bundle's file" grep -q 'prog+0x100' out.txt
+check "and warns only of the missing library" sh -c \
+	'[ "$(wc -l <err.txt)" -eq 1 ] && grep -q "/no/such/lib" err.txt'
+status_is 72 "archive into an existing folder" "$gp" archive arch.data -o arch.bundle
 status_is 64 "bad option" "$gp" report --frobnicate
 status_is 64 "bad format" "$gp" report -f jpeg good.data
 status_is 0 "--help" "$gp" report --help
