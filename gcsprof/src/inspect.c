@@ -31,15 +31,14 @@ static const struct gp_option inspect_options[] = {
 	  "the crashed program, if not where the core says", 0, 0, NULL, 0 },
 	{ "sysroot", 0, GP_OPT_STRING, OPT(sysroot), "DIR",
 	  "look for the mapped files under DIR (e.g. the guest's root)", 0, 0, NULL, 0 },
-	{ "max-frames", 0, GP_OPT_UINT, OPT(max_frames), "N", "frames per thread (default 256)", 1,
-	  1u << 20, NULL, 0 },
+	{ "max-frames", 0, GP_OPT_UINT, OPT(max_frames), "N",
+	  "show at most N frames per thread, and say how many more (default: all)", 1, 1u << 30,
+	  NULL, 0 },
 };
 #undef OPT
 
-static void inspect_init(void *p)
-{
-	((struct inspect_opts *)p)->max_frames = 256;
-}
+/* Every frame is walked, however deep: none is hidden unless asked. */
+#define WALK_ALL_FRAMES ((size_t)1 << 30)
 
 #ifndef NT_SIGINFO
 #define NT_SIGINFO 0x53494749
@@ -156,6 +155,62 @@ static const char *short_name(gcswalk_symbolizer *sym, uint64_t address, int is_
 							 : "??";
 }
 
+static int is_code(const struct gcswalk_frame *f)
+{
+	return f->kind == GCSWALK_FRAME_PC || f->kind == GCSWALK_FRAME_RETURN ||
+	       f->kind == GCSWALK_FRAME_SIGRETURN || f->kind == GCSWALK_FRAME_LR;
+}
+
+/*
+ * Print a thread's frames, numbered from #0. Every frame is accounted
+ * for: a run of the same return address (recursion) is one line with the
+ * frame numbers it spans; with MAX (0: all), frames past the MAXth are
+ * counted, not shown.
+ */
+static void print_chain(FILE *f, gcswalk_symbolizer *sym, const struct gcswalk_frame *frames,
+			size_t n, size_t max)
+{
+	size_t i = 0, k = 0, total = 0;
+
+	for (i = 0; i < n; i++)
+		total += is_code(&frames[i]);
+	for (i = 0; i < n && (!max || k < max); i++) {
+		const struct gcswalk_frame *fr = &frames[i];
+		size_t run = 1;
+
+		switch (fr->kind) {
+		case GCSWALK_FRAME_PC:
+		case GCSWALK_FRAME_RETURN:
+		case GCSWALK_FRAME_SIGRETURN:
+		case GCSWALK_FRAME_LR:
+			while (i + run < n && frames[i + run].kind == fr->kind &&
+			       frames[i + run].address == fr->address)
+				run++;
+			if (max && k + run > max)
+				run = max - k;
+			fprintf(f, "  #%-3zu ", k);
+			print_location(f, sym, fr->address, gcswalk_frame_is_return(fr));
+			if (run > 1)
+				fprintf(f, "        [the same frame %zu more times: #%zu to #%zu, "
+					   "recursion]\n", run - 1, k + 1, k + run - 1);
+			k += run;
+			i += run - 1;
+			break;
+		case GCSWALK_FRAME_SIGNAL_CAP:
+			fprintf(f, "  ---- signal delivered here; the interrupted context follows ----\n");
+			break;
+		case GCSWALK_FRAME_TERMINATOR:
+			break;
+		default:
+			fprintf(f, "  [%s entry 0x%016" PRIx64 " at 0x%016" PRIx64 "]\n",
+				gcswalk_frame_kind_name(fr->kind), fr->address, fr->slot);
+		}
+	}
+	if (k < total)
+		fprintf(f, "  ... %zu more frame%s not shown (--max-frames %zu): #%zu to #%zu\n",
+			total - k, total - k == 1 ? "" : "s", max, k, total - 1);
+}
+
 /* Compare the stack with the GCS for thread I; print what disagrees.
  * Returns 1 if corruption was found. */
 static int check_thread(FILE *f, gcswalk_target *t, size_t i, gcswalk_symbolizer *sym,
@@ -237,6 +292,8 @@ static int inspect_run(void *p, int argc, char **argv)
 	struct gcswalk_walk_options wo = GCSWALK_WALK_OPTIONS_INIT;
 	gcswalk_target *t = NULL, *symt = NULL;
 	gcswalk_symbolizer *sym = NULL;
+	struct gcswalk_frame *frames = NULL;
+	size_t frames_cap = 0, nframes;
 	struct fatal fs;
 	struct gp_out out;
 	char *msg = NULL;
@@ -279,7 +336,7 @@ static int inspect_run(void *p, int argc, char **argv)
 				" from a GCS check (SEGV_CPERR): a return address did not match the GCS" :
 				"",
 			fs.code, fs.addr);
-	wo.max_frames = o->max_frames;
+	wo.max_frames = WALK_ALL_FRAMES;
 	for (i = 0; i < n; i++) {
 		struct gcswalk_thread_info info;
 		struct gcswalk_frame f;
@@ -299,31 +356,28 @@ static int inspect_run(void *p, int argc, char **argv)
 				gcswalk_target_errmsg(t));
 			continue;
 		}
+		nframes = 0;
 		while ((r = gcswalk_walk_next(w, &f)) == GCSWALK_OK) {
-			switch (f.kind) {
-			case GCSWALK_FRAME_PC:
-			case GCSWALK_FRAME_RETURN:
-			case GCSWALK_FRAME_SIGRETURN:
-			case GCSWALK_FRAME_LR:
-				if (f.kind == GCSWALK_FRAME_RETURN && !newest) {
-					newest = f.address;
-					newest_index = k;
-				}
-				fprintf(out.fp, "  #%-3zu ", k++);
-				print_location(out.fp, sym, f.address, gcswalk_frame_is_return(&f));
-				break;
-			case GCSWALK_FRAME_SIGNAL_CAP:
-				fprintf(out.fp, "  ---- signal delivered here; the interrupted context follows ----\n");
-				break;
-			case GCSWALK_FRAME_TERMINATOR:
-				break;
-			default:
-				fprintf(out.fp, "  [%s entry 0x%016" PRIx64 " at 0x%016" PRIx64 "]\n",
-					gcswalk_frame_kind_name(f.kind), f.address, f.slot);
+			struct gcswalk_frame *g = gp_grow(frames, &frames_cap, nframes + 1,
+							  sizeof(*g));
+
+			if (!g) {
+				ret = gp_error(GP_EXIT_SYSTEM, "out of memory");
+				gcswalk_walk_free(w);
+				goto done_out;
 			}
+			frames = g;
+			frames[nframes++] = f;
+			if (f.kind == GCSWALK_FRAME_RETURN && !newest) {
+				newest = f.address;
+				newest_index = k;
+			}
+			k += is_code(&f);
 		}
+		print_chain(out.fp, sym, frames, nframes, o->max_frames);
 		if (r == GCSWALK_CUT)
-			fprintf(out.fp, "  ... (more frames: --max-frames)\n");
+			fprintf(out.fp, "  ... the chain goes deeper than %zu frames\n",
+				(size_t)WALK_ALL_FRAMES);
 		gcswalk_walk_free(w);
 		corrupt |= check_thread(out.fp, t, i, sym, &info, newest, newest_index,
 					i == 0 && fs.found && fs.signo == SIGSEGV &&
@@ -332,8 +386,13 @@ static int inspect_run(void *p, int argc, char **argv)
 	if (corrupt)
 		fprintf(out.fp, "\nThe chains above come from the GCS, which the overwritten stack "
 				"cannot change: they are the true call chains.\n");
-	ret = gp_out_close(&out);
+done_out:
+	if (ret)
+		(void)gp_out_close(&out);
+	else
+		ret = gp_out_close(&out);
 done:
+	free(frames);
 	gcswalk_symbolizer_free(sym);
 	gcswalk_target_close(symt);
 	gcswalk_target_close(t);
@@ -350,5 +409,5 @@ const struct gp_command gp_cmd_inspect = {
 	.max_args = 1,
 	.run = inspect_run,
 	.opts_size = sizeof(struct inspect_opts),
-	.init = inspect_init,
+	.init = NULL,
 };

@@ -307,6 +307,25 @@ t_smash() {
 	else
 		ok "gdb's bt on the same core does not reach level1 (the stack is overwritten)"
 	fi
+	# A healthy program's deep core: abort() 2000 calls down. Every frame
+	# is accounted for, the recursion in one line, and nothing is called
+	# corruption; --max-frames cuts and says what it cut.
+	rm -f core core.*
+	# shellcheck disable=SC3045 # dash and busybox sh have ulimit -c
+	(ulimit -c unlimited; GLIBC_TUNABLES=$GCS3 exec $T/gcsprof-deep 2000) >/dev/null 2>&1
+	deep=$(first_core)
+	check "the deep program dumped a core ($deep)" [ -n "$deep" ]
+	if [ -n "$deep" ]; then
+		mv "$deep" deep.core
+		status_is 0 "inspect the deep core" gcsprof inspect deep.core
+		grep -E 'same frame|main|abort' out.txt | head -n 6 | show
+		check "the recursion is one line, its 2000 frames counted" \
+			grep -qE 'the same frame (199[0-9]|20[0-9][0-9]) more times: #[0-9]+ to #[0-9]+, recursion' out.txt
+		check "down to main" grep -q ' main+' out.txt
+		check "no corruption claimed for a healthy abort()" sh -c '! grep -q CORRUPTION out.txt'
+		status_is 0 "inspect --max-frames 100" gcsprof inspect --max-frames 100 deep.core
+		check "says what it cut" grep -qE '[0-9]+ more frames not shown \(--max-frames 100\)' out.txt
+	fi
 	mkdir -p /share/smash 2>/dev/null && cp "$core" /share/smash/core 2>/dev/null &&
 		cp $T/gcsprof-smash /share/smash/ 2>/dev/null
 }
