@@ -102,9 +102,9 @@ t_split() {
 	check "every chain through path_a/path_b reaches main ($bad do not)" [ "$bad" -eq 0 ]
 	check "at most 5% of all chains miss main (startup and exit)" \
 		[ $((nomain * 100)) -le $((total * 5)) ]
-	# shellcheck disable=SC2016 # an awk program
 	check "vDSO frames are named as perf names them" \
 		grep -q 'clock_gettime;__kernel_clock_gettime \[vdso\]' split.folded
+	# shellcheck disable=SC2016 # an awk program
 	check "folded output parses (frames;... count)" \
 		awk 'NF < 2 || $NF !~ /^[0-9]+$/ { exit 1 }' split.folded
 	status_is 0 "report svg" gcsprof report split.data --format svg -o split.svg

@@ -97,6 +97,7 @@ check "and the file at its path" cmp -s files/bin/prog arch.bundle/root/bin/prog
 check "the missing one said once" [ "$(grep -c 'not here' err.txt)" -eq 1 ]
 status_is 0 "report reads the bundle" "$gp" report arch.bundle -f folded
 check "naming frames by the bundle's file" grep -q 'prog+0x100' out.txt
+# shellcheck disable=SC2016 # the inner shell expands it
 check "and warns only of the missing library" sh -c \
 	'[ "$(wc -l <err.txt)" -eq 1 ] && grep -q "/no/such/lib" err.txt'
 status_is 72 "archive into an existing folder" "$gp" archive arch.data -o arch.bundle
