@@ -109,6 +109,8 @@ static int archive_run(void *p, int argc, char **argv)
 	int ret;
 
 	ret = gp_profile_read(&raw, file);
+	if (ret == GP_EXIT_TRUNCATED)
+		gp_profile_free(&raw);
 	if (ret)
 		return ret;
 	if (o->output)

@@ -117,6 +117,15 @@ void rec_status_line(struct recorder *r, uint64_t now, size_t threads, int final
 		secs > 0 ? (double)r->nsamples / secs : 0.0);
 }
 
+void rec_flush_file(struct recorder *r, uint64_t now)
+{
+	if (r->write_failed || now - r->last_flush_ns < 100000000u)
+		return;
+	r->last_flush_ns = now;
+	if (fflush(r->out) != 0)
+		rec_write_failed(r);
+}
+
 /* ---- The command ---------------------------------------------------- */
 
 static int finish_file(struct recorder *r)

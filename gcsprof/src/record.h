@@ -162,6 +162,7 @@ struct recorder {
 	sigset_t sigs;
 	int tty;
 	uint64_t last_status_ns;
+	uint64_t last_flush_ns;     /* when the file was last written through */
 	struct gp_frame *frames;
 	size_t frames_cap;
 	uint64_t rng;             /* xorshift state for the tick jitter */
@@ -250,5 +251,9 @@ int rec_wait_signal(struct recorder *r, uint64_t ns, int *stop_sig);
 /* Take a stop signal from SI into *STOP_SIG: 1 if it was one. */
 int rec_stop_signal(struct recorder *r, const siginfo_t *si, int *stop_sig);
 void rec_status_line(struct recorder *r, uint64_t now, size_t threads, int final);
+/* Called from the sampling loops: every 100 ms the samples recorded so far
+ * are written through to the file, so that a recorder killed mid-run (or
+ * a full disk) leaves every sample before the last 100 ms readable. */
+void rec_flush_file(struct recorder *r, uint64_t now);
 
 #endif

@@ -602,6 +602,9 @@ int rec_perf_run(struct recorder *r, pid_t pid, char **argv, const sigset_t *old
 		if (ret || r->write_failed || *stop_sig)
 			break;
 		rec_status_line(r, rec_now_ns(), rec_live_threads(r), 0);
+		rec_flush_file(r, rec_now_ns());
+		if (r->write_failed)
+			break;
 		if (r->child ? r->child_done : !any_alive(r))
 			break;
 	}
