@@ -77,6 +77,13 @@ enum gcswalk_error {
 /* A static, never-NULL English description of any status or error. */
 const char *gcswalk_strerror(int status);
 
+/*
+ * Whether this CPU and kernel give GCS to user space: GCSWALK_OK,
+ * GCSWALK_E_NO_GCS_CPU (arm64 without HWCAP_GCS), GCSWALK_E_UNSUPPORTED
+ * (not an arm64 build). Cheap (one getauxval()), async-signal-safe.
+ */
+int gcswalk_system_gcs(void);
+
 /* ---- Frames --------------------------------------------------------- */
 
 /* What a frame is. GCS walks yield PC, LR, RETURN, SIGRETURN, SIGNAL_CAP,
@@ -310,6 +317,120 @@ int gcswalk_target_read(gcswalk_target *target, uint64_t address, void *buf,
  * the map was last read: see gcswalk_target_refresh()).
  */
 int gcswalk_target_mapping_find(const gcswalk_target *target, uint64_t address);
+
+/* ---- Facts about a target ------------------------------------------- */
+
+/* A core's fatal signal (NT_SIGINFO). Caller-sized: set size first. */
+struct gcswalk_signal_info {
+	size_t size;                 /* caller sets sizeof(struct gcswalk_signal_info) */
+	int signo;
+	int code;                    /* si_code, e.g. SEGV_CPERR (10) */
+	int error;                   /* si_errno */
+	uint64_t address;            /* si_addr for SIGSEGV/SIGBUS/SIGILL/SIGFPE/SIGTRAP, else 0 */
+	int tid;                     /* the thread that got it (first NT_PRSTATUS) */
+	size_t thread_index;
+};
+
+/*
+ * The signal that made the core: GCSWALK_OK, GCSWALK_E_INVALID (not a core,
+ * NULL, or INFO->size too small), GCSWALK_E_NO_SIGNAL (the core records no
+ * signal: no NT_SIGINFO, or one with signal 0).
+ */
+int gcswalk_target_fatal_signal(const gcswalk_target *target, struct gcswalk_signal_info *info);
+
+/*
+ * The GNU build-id of the ELF file at PATH: *ID gets a malloc'd copy the
+ * caller frees, *SIZE its length. GCSWALK_OK, GCSWALK_E_IO (cannot open),
+ * GCSWALK_E_NO_SYMBOL (not ELF or no build-id note), GCSWALK_E_NOMEM,
+ * GCSWALK_E_INVALID (NULL argument).
+ */
+int gcswalk_file_build_id(const char *path, unsigned char **id, size_t *size);
+
+/*
+ * The build-id of mapping INDEX's file (live: read through /proc/PID/root,
+ * the process's own view; core, mappings and source targets: the path as
+ * recorded, on this machine). Cached per file, failures too: *ID stays
+ * valid until gcswalk_target_close(). Errors as for gcswalk_file_build_id(),
+ * and GCSWALK_E_INVALID for a bad index.
+ */
+int gcswalk_target_mapping_build_id(gcswalk_target *target, size_t index,
+				    const unsigned char **id, size_t *size);
+
+/* Regions that are not file mappings. */
+enum gcswalk_region_kind {
+	GCSWALK_REGION_GCS = 1,      /* a Guarded Control Stack ("ss" in smaps VmFlags) */
+	GCSWALK_REGION_VDSO = 2,     /* [vdso] */
+};
+
+struct gcswalk_region {
+	size_t size;                 /* caller sets sizeof(struct gcswalk_region) */
+	enum gcswalk_region_kind kind;
+	uint64_t start, end;         /* [start, end) */
+};
+
+/*
+ * Live targets: from /proc/PID/smaps, read on the first call and again
+ * after a GCSWALK_REFRESH_MAPS. Cores: the segments that hold the threads'
+ * GCS pointers, and the vDSO's segment where NT_AUXV (AT_SYSINFO_EHDR)
+ * names it. Source and mappings targets have none. In address order.
+ * gcswalk_target_region_count() gives 0 when they cannot be read (the
+ * detail is in gcswalk_target_errmsg()); gcswalk_target_region() gives
+ * GCSWALK_OK or GCSWALK_E_INVALID (bad index, NULL, size too small).
+ */
+size_t gcswalk_target_region_count(gcswalk_target *target);
+int gcswalk_target_region(gcswalk_target *target, size_t index, struct gcswalk_region *region);
+
+/* A function symbol of an ELF image: OFFSET from the start of the image. */
+struct gcswalk_elf_symbol {
+	uint64_t offset;
+	uint64_t size;
+	const char *name;
+};
+
+/*
+ * The vDSO of TARGET: where it is mapped (*START, *IMAGE_SIZE), its
+ * function symbols from .dynsym in offset order (*SYMBOLS, *COUNT) and its
+ * build-id (*BUILD_ID, *BUILD_ID_SIZE; NULL and 0 if it has none). The image
+ * is read from the target's memory (live: the process's, which for a
+ * target opened on the caller's own pid with GCSWALK_ATTACH_NONE is the
+ * caller's own vDSO; core: its dumped segment) once, and parsed with
+ * libelf. Every output pointer may be NULL; what is returned stays valid
+ * until gcswalk_target_close(). GCSWALK_OK, GCSWALK_E_NO_SYMBOL (no vDSO
+ * known), GCSWALK_E_IO (not readable, not dumped), GCSWALK_E_CORRUPT (not
+ * an ELF image), GCSWALK_E_NOMEM, GCSWALK_E_INVALID.
+ */
+int gcswalk_target_vdso(gcswalk_target *target, uint64_t *start, uint64_t *image_size,
+			const struct gcswalk_elf_symbol **symbols, size_t *count,
+			const unsigned char **build_id, size_t *build_id_size);
+
+/* ---- /proc facts of live processes ---------------------------------- */
+
+/* The thread ids of PID (/proc/PID/task), ascending: a malloc'd array the
+ * caller frees. GCSWALK_OK, GCSWALK_E_NO_PROCESS, GCSWALK_E_PERMISSION,
+ * GCSWALK_E_NOMEM, GCSWALK_E_INVALID. */
+int gcswalk_proc_threads(int pid, int **tids, size_t *count);
+
+struct gcswalk_proc_thread {
+	size_t size;                 /* caller sets sizeof(struct gcswalk_proc_thread) */
+	int tgid;
+	int tracer_pid;
+	char state;                  /* 'R', 'S', 't', 'Z', ... */
+	uint64_t cpu_time_ns;        /* utime + stime */
+};
+
+/*
+ * Thread TID of process PID (/proc/PID/task/TID/stat and status).
+ * GCSWALK_E_NO_PROCESS when the thread is gone. A sampler calling it for
+ * every thread on every tick passes STAT_FD (initially -1): the library
+ * keeps the stat file open there and re-reads it with pread (no open and
+ * close per call); the caller close()s it when the thread is done. NULL:
+ * open and close each time. tgid and tracer_pid come from status only
+ * when STAT_FD is NULL or -1 on entry (once per thread); on later calls
+ * with the same STAT_FD they are left as they are in *INFO. Other errors:
+ * GCSWALK_E_INVALID (bad argument, INFO->size too small),
+ * GCSWALK_E_PERMISSION, GCSWALK_E_IO (a stat line that does not parse).
+ */
+int gcswalk_proc_thread(int pid, int tid, int *stat_fd, struct gcswalk_proc_thread *info);
 
 /* ---- Sampling a live process again and again ------------------------ */
 
