@@ -71,10 +71,18 @@ enum gcswalk_error {
 	GCSWALK_E_NO_SYMBOL = -19,    /* no module or symbol at this address */
 	GCSWALK_E_DWFL = -20,         /* elfutils (libdwfl) failed */
 	GCSWALK_E_SYSTEM = -21,       /* another system call failure (errno in the message) */
+	GCSWALK_E_NO_SIGNAL = -22,    /* the core records no signal (no NT_SIGINFO) */
 };
 
 /* A static, never-NULL English description of any status or error. */
 const char *gcswalk_strerror(int status);
+
+/*
+ * Whether this CPU and kernel give GCS to user space: GCSWALK_OK,
+ * GCSWALK_E_NO_GCS_CPU (arm64 without HWCAP_GCS), GCSWALK_E_UNSUPPORTED
+ * (not an arm64 build). Cheap (one getauxval()), async-signal-safe.
+ */
+int gcswalk_system_gcs(void);
 
 /* ---- Frames --------------------------------------------------------- */
 
@@ -118,8 +126,9 @@ enum gcswalk_frame_kind {
 	GCSWALK_FRAME_INTERRUPTED_PC,
 };
 
-/* Which unwinder produced a frame. */
-enum gcswalk_source {
+/* Which unwinder produced a frame. (Named enum gcswalk_source before 1.0:
+ * that tag is now struct gcswalk_source, a caller-supplied target.) */
+enum gcswalk_frame_source {
 	GCSWALK_SOURCE_GCS = 1,     /* the Guarded Control Stack (or registers, for PC/LR) */
 	GCSWALK_SOURCE_FP = 2,      /* frame records (x29 chain): fallback */
 	GCSWALK_SOURCE_CFI = 3,     /* DWARF call frame information via libdwfl: fallback */
@@ -127,7 +136,7 @@ enum gcswalk_source {
 
 struct gcswalk_frame {
 	enum gcswalk_frame_kind kind;
-	enum gcswalk_source source;
+	enum gcswalk_frame_source source;
 	/* PC, LR or return address; for INVALID the raw entry; for caps the
 	 * raw token; 0 for TERMINATOR and UNREADABLE. */
 	uint64_t address;
@@ -139,7 +148,7 @@ struct gcswalk_frame {
 /* Name of a frame kind ("return", "signal-cap", ...), static, or "?". */
 const char *gcswalk_frame_kind_name(enum gcswalk_frame_kind kind);
 /* Name of a frame source ("gcs", "fp", "cfi"), static, or "?". */
-const char *gcswalk_source_name(enum gcswalk_source source);
+const char *gcswalk_source_name(enum gcswalk_frame_source source);
 
 /* ---- The calling thread --------------------------------------------- */
 
@@ -246,9 +255,15 @@ int gcswalk_target_pid(const gcswalk_target *target);
  * process, the main thread. */
 size_t gcswalk_target_thread_count(const gcswalk_target *target);
 
+/* GCS mode bits, as in prctl(PR_{GET,SET,LOCK}_SHADOW_STACK_STATUS) and
+ * NT_ARM_GCS (PR_SHADOW_STACK_ENABLE, _WRITE, _PUSH). */
+#define GCSWALK_GCS_ENABLE (1ULL << 0)
+#define GCSWALK_GCS_WRITE  (1ULL << 1)
+#define GCSWALK_GCS_PUSH   (1ULL << 2)
+
 /* GCS state of a thread, as the kernel reports it (struct user_gcs). */
 struct gcswalk_gcs_state {
-	uint64_t features_enabled;   /* PR_SHADOW_STACK_ENABLE = 1, _WRITE = 2, _PUSH = 4 */
+	uint64_t features_enabled;   /* GCSWALK_GCS_ENABLE | _WRITE | _PUSH */
 	uint64_t features_locked;
 	uint64_t gcspr;              /* GCSPR_EL0: the newest entry */
 };
@@ -303,6 +318,120 @@ int gcswalk_target_read(gcswalk_target *target, uint64_t address, void *buf,
  */
 int gcswalk_target_mapping_find(const gcswalk_target *target, uint64_t address);
 
+/* ---- Facts about a target ------------------------------------------- */
+
+/* A core's fatal signal (NT_SIGINFO). Caller-sized: set size first. */
+struct gcswalk_signal_info {
+	size_t size;                 /* caller sets sizeof(struct gcswalk_signal_info) */
+	int signo;
+	int code;                    /* si_code, e.g. SEGV_CPERR (10) */
+	int error;                   /* si_errno */
+	uint64_t address;            /* si_addr for SIGSEGV/SIGBUS/SIGILL/SIGFPE/SIGTRAP, else 0 */
+	int tid;                     /* the thread that got it (first NT_PRSTATUS) */
+	size_t thread_index;
+};
+
+/*
+ * The signal that made the core: GCSWALK_OK, GCSWALK_E_INVALID (not a core,
+ * NULL, or INFO->size too small), GCSWALK_E_NO_SIGNAL (the core records no
+ * signal: no NT_SIGINFO, or one with signal 0).
+ */
+int gcswalk_target_fatal_signal(const gcswalk_target *target, struct gcswalk_signal_info *info);
+
+/*
+ * The GNU build-id of the ELF file at PATH: *ID gets a malloc'd copy the
+ * caller frees, *SIZE its length. GCSWALK_OK, GCSWALK_E_IO (cannot open),
+ * GCSWALK_E_NO_SYMBOL (not ELF or no build-id note), GCSWALK_E_NOMEM,
+ * GCSWALK_E_INVALID (NULL argument).
+ */
+int gcswalk_file_build_id(const char *path, unsigned char **id, size_t *size);
+
+/*
+ * The build-id of mapping INDEX's file (live: read through /proc/PID/root,
+ * the process's own view; core, mappings and source targets: the path as
+ * recorded, on this machine). Cached per file, failures too: *ID stays
+ * valid until gcswalk_target_close(). Errors as for gcswalk_file_build_id(),
+ * and GCSWALK_E_INVALID for a bad index.
+ */
+int gcswalk_target_mapping_build_id(gcswalk_target *target, size_t index,
+				    const unsigned char **id, size_t *size);
+
+/* Regions that are not file mappings. */
+enum gcswalk_region_kind {
+	GCSWALK_REGION_GCS = 1,      /* a Guarded Control Stack ("ss" in smaps VmFlags) */
+	GCSWALK_REGION_VDSO = 2,     /* [vdso] */
+};
+
+struct gcswalk_region {
+	size_t size;                 /* caller sets sizeof(struct gcswalk_region) */
+	enum gcswalk_region_kind kind;
+	uint64_t start, end;         /* [start, end) */
+};
+
+/*
+ * Live targets: from /proc/PID/smaps, read on the first call and again
+ * after a GCSWALK_REFRESH_MAPS. Cores: the segments that hold the threads'
+ * GCS pointers, and the vDSO's segment where NT_AUXV (AT_SYSINFO_EHDR)
+ * names it. Source and mappings targets have none. In address order.
+ * gcswalk_target_region_count() gives 0 when they cannot be read (the
+ * detail is in gcswalk_target_errmsg()); gcswalk_target_region() gives
+ * GCSWALK_OK or GCSWALK_E_INVALID (bad index, NULL, size too small).
+ */
+size_t gcswalk_target_region_count(gcswalk_target *target);
+int gcswalk_target_region(gcswalk_target *target, size_t index, struct gcswalk_region *region);
+
+/* A function symbol of an ELF image: OFFSET from the start of the image. */
+struct gcswalk_elf_symbol {
+	uint64_t offset;
+	uint64_t size;
+	const char *name;
+};
+
+/*
+ * The vDSO of TARGET: where it is mapped (*START, *IMAGE_SIZE), its
+ * function symbols from .dynsym in offset order (*SYMBOLS, *COUNT) and its
+ * build-id (*BUILD_ID, *BUILD_ID_SIZE; NULL and 0 if it has none). The image
+ * is read from the target's memory (live: the process's, which for a
+ * target opened on the caller's own pid with GCSWALK_ATTACH_NONE is the
+ * caller's own vDSO; core: its dumped segment) once, and parsed with
+ * libelf. Every output pointer may be NULL; what is returned stays valid
+ * until gcswalk_target_close(). GCSWALK_OK, GCSWALK_E_NO_SYMBOL (no vDSO
+ * known), GCSWALK_E_IO (not readable, not dumped), GCSWALK_E_CORRUPT (not
+ * an ELF image), GCSWALK_E_NOMEM, GCSWALK_E_INVALID.
+ */
+int gcswalk_target_vdso(gcswalk_target *target, uint64_t *start, uint64_t *image_size,
+			const struct gcswalk_elf_symbol **symbols, size_t *count,
+			const unsigned char **build_id, size_t *build_id_size);
+
+/* ---- /proc facts of live processes ---------------------------------- */
+
+/* The thread ids of PID (/proc/PID/task), ascending: a malloc'd array the
+ * caller frees. GCSWALK_OK, GCSWALK_E_NO_PROCESS, GCSWALK_E_PERMISSION,
+ * GCSWALK_E_NOMEM, GCSWALK_E_INVALID. */
+int gcswalk_proc_threads(int pid, int **tids, size_t *count);
+
+struct gcswalk_proc_thread {
+	size_t size;                 /* caller sets sizeof(struct gcswalk_proc_thread) */
+	int tgid;
+	int tracer_pid;
+	char state;                  /* 'R', 'S', 't', 'Z', ... */
+	uint64_t cpu_time_ns;        /* utime + stime */
+};
+
+/*
+ * Thread TID of process PID (/proc/PID/task/TID/stat and status).
+ * GCSWALK_E_NO_PROCESS when the thread is gone. A sampler calling it for
+ * every thread on every tick passes STAT_FD (initially -1): the library
+ * keeps the stat file open there and re-reads it with pread (no open and
+ * close per call); the caller close()s it when the thread is done. NULL:
+ * open and close each time. tgid and tracer_pid come from status only
+ * when STAT_FD is NULL or -1 on entry (once per thread); on later calls
+ * with the same STAT_FD they are left as they are in *INFO. Other errors:
+ * GCSWALK_E_INVALID (bad argument, INFO->size too small),
+ * GCSWALK_E_PERMISSION, GCSWALK_E_IO (a stat line that does not parse).
+ */
+int gcswalk_proc_thread(int pid, int tid, int *stat_fd, struct gcswalk_proc_thread *info);
+
 /* ---- Sampling a live process again and again ------------------------ */
 
 /* gcswalk_target_refresh() and gcswalk_target_refresh_thread() flags. */
@@ -343,6 +472,60 @@ enum gcswalk_refresh_flags {
  */
 int gcswalk_target_refresh_thread(gcswalk_target *target, int tid, unsigned flags);
 int gcswalk_target_refresh(gcswalk_target *target, unsigned flags);
+
+/* ---- Targets whose registers and memory the caller supplies --------- */
+
+/*
+ * Read SIZE bytes at ADDRESS into BUF; store in *GOT the bytes read before
+ * the first unreadable one. Return GCSWALK_OK when all were read,
+ * GCSWALK_E_IO when fewer, or another negative gcswalk_error (passed on to
+ * the caller of the walk). Called only from the thread using the target,
+ * during calls on it (walks, verify, reads, CFI unwinding). A callback that
+ * can only say "all or nothing" (got 0 on failure) still gives exact walks:
+ * after a short read the library retries the rest page by page.
+ */
+typedef int (*gcswalk_read_fn)(void *data, uint64_t address, void *buf, size_t size,
+			       size_t *got);
+
+/* One thread of a caller-supplied source. */
+struct gcswalk_source_thread {
+	size_t size;                 /* sizeof(struct gcswalk_source_thread) */
+	int tid;
+	const char *name;            /* may be NULL; copied */
+	int have_registers;          /* pc, lr, sp, fp are valid */
+	uint64_t pc, lr, sp, fp;
+	int have_gcs;                /* gcs below is valid */
+	struct gcswalk_gcs_state gcs;
+};
+
+struct gcswalk_source {
+	size_t size;                 /* sizeof(struct gcswalk_source) */
+	int pid;                     /* what gcswalk_target_pid() returns */
+	gcswalk_read_fn read;        /* required */
+	void *data;                  /* passed to read */
+	/* THREAD_COUNT threads, copied; each item's size field is the
+	 * array's stride and must be the same in every item. */
+	const struct gcswalk_source_thread *threads;
+	size_t thread_count;
+	const struct gcswalk_mapping *mappings;      /* copied; may be NULL/0 */
+	size_t mapping_count;
+};
+
+/*
+ * A target whose registers and memory the caller supplies: a debugger that
+ * owns ptrace (the library reads through it), or a test feeding hand-made
+ * stacks. The architecture is arm64, on any host. Threads keep the order
+ * given; mappings (file mappings, for symbolisers) likewise. The walk of a
+ * GCS without a known mapping reads until the terminator, an unreadable
+ * slot, or max_frames. A thread without have_gcs gives
+ * GCSWALK_E_NO_GCS_CPU when walked with GCSWALK_METHOD_GCS.
+ *
+ * Errors: GCSWALK_E_INVALID (NULL, no read callback, a size too small,
+ * a mapping without a path or with end <= start), GCSWALK_E_NOMEM. On
+ * error *OUT is NULL. ERRMSG is as for gcswalk_target_open_pid().
+ */
+int gcswalk_target_open_source(gcswalk_target **out, const struct gcswalk_source *source,
+			       char **errmsg);
 
 /* ---- Walks ---------------------------------------------------------- */
 

@@ -155,14 +155,11 @@ int gcswalk_symbolizer_new(gcswalk_symbolizer **out, gcswalk_target *t,
 	if (opts->sysroot && opts->sysroot[0]) {
 		want_sysroot = 1;
 		s->sysroot = strdup(opts->sysroot);
-	} else if (t->live) {
+	} else if (t->be->file_path) {
+		/* The back end's view of the files (a live process's own root:
+		 * another mount namespace, a chroot): look there first. */
 		want_sysroot = 1;
-		/* A live process sees files through its own root (another
-		 * mount namespace, a chroot): look there first. */
-		char root[48];
-
-		snprintf(root, sizeof(root), "/proc/%d/root", (int)t->pid);
-		s->sysroot = strdup(root);
+		s->sysroot = t->be->file_path(t, "");
 	}
 	if (opts->debuginfo_path)
 		s->debuginfo_path = strdup(opts->debuginfo_path);

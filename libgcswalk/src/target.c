@@ -12,7 +12,7 @@ struct gcswalk_target *gw_target_alloc(const struct gw_backend *be)
 
 	if (t) {
 		t->be = be;
-		t->fd = -1;
+		t->vdso.status = 1;
 	}
 	return t;
 }
@@ -20,7 +20,7 @@ struct gcswalk_target *gw_target_alloc(const struct gw_backend *be)
 /* ARR (N items, *CAP allocated) with room for one more, doubling (a core
  * with a million notes must not cost a million copies); NULL when out of
  * memory, ARR then unchanged. */
-static void *grow(void *arr, size_t n, size_t *cap, size_t size)
+void *gw_grow(void *arr, size_t n, size_t *cap, size_t size)
 {
 	size_t ncap;
 	void *p;
@@ -40,7 +40,7 @@ struct gw_thread *gw_target_add_thread(struct gcswalk_target *t, pid_t tid)
 {
 	struct gw_thread *n;
 
-	n = grow(t->threads, t->nthreads, &t->threads_cap, sizeof(*n));
+	n = gw_grow(t->threads, t->nthreads, &t->threads_cap, sizeof(*n));
 	if (!n)
 		return NULL;
 	t->threads = n;
@@ -56,7 +56,7 @@ int gw_target_add_mapping(struct gcswalk_target *t, uint64_t start, uint64_t end
 	struct gw_mapping *n;
 	char *p;
 
-	n = grow(t->maps, t->nmaps, &t->maps_cap, sizeof(*n));
+	n = gw_grow(t->maps, t->nmaps, &t->maps_cap, sizeof(*n));
 	if (!n)
 		return GCSWALK_E_NOMEM;
 	t->maps = n;
@@ -87,6 +87,15 @@ void gw_target_free(struct gcswalk_target *t)
 	for (i = 0; i < t->nmaps; i++)
 		free(t->maps[i].path);
 	free(t->maps);
+	free(t->regions);
+	for (i = 0; i < t->nbuild_ids; i++) {
+		free(t->build_ids[i].path);
+		free(t->build_ids[i].id);
+	}
+	free(t->build_ids);
+	free(t->vdso.symbols);
+	free(t->vdso.names);
+	free(t->vdso.build_id);
 	for (i = 0; i < t->nretired; i++)
 		free(t->retired[i]);
 	free(t->retired);
@@ -102,7 +111,7 @@ int gw_target_retire(struct gcswalk_target *t, char *s)
 
 	if (!s)
 		return GCSWALK_OK;
-	n = grow(t->retired, t->nretired, &t->retired_cap, sizeof(*n));
+	n = gw_grow(t->retired, t->nretired, &t->retired_cap, sizeof(*n));
 	if (!n)
 		return GCSWALK_E_NOMEM; /* S leaks: the caller may still hold it */
 	t->retired = n;
@@ -263,10 +272,9 @@ static int check_gcs(struct gcswalk_target *t, struct gw_thread *th)
 	if (!th->regs.valid)
 		return gw_fail(t, GCSWALK_E_NO_REGISTERS, "thread %d: no registers", (int)th->tid);
 	if (!th->have_gcs)
-		return gw_fail(t, t->live ? GCSWALK_E_NO_GCS_CPU : GCSWALK_E_NO_GCS_NOTE,
-			       "thread %d: no GCS state (%s)", (int)th->tid,
-			       t->live ? "no NT_ARM_GCS regset" : "no NT_ARM_GCS note");
-	if (!(th->gcs.features_enabled & 1))
+		return gw_fail(t, t->be->no_gcs_status, "thread %d: no GCS state (%s)",
+			       (int)th->tid, t->be->no_gcs_detail);
+	if (!(th->gcs.features_enabled & GCSWALK_GCS_ENABLE))
 		return gw_fail(t, GCSWALK_E_GCS_DISABLED, "thread %d: GCS is off (features %#llx)",
 			       (int)th->tid, (unsigned long long)th->gcs.features_enabled);
 	return GCSWALK_OK;
@@ -329,7 +337,9 @@ static int walk_gcs(struct gcswalk_target *t, struct gw_thread *th, unsigned fla
 		return gw_fail(t, GCSWALK_E_NOMEM, "out of memory for %zu GCS entries", n);
 	}
 	ret = t->be->read(t, gcspr, entries, n * sizeof(*entries), &got);
-	if (ret == GCSWALK_E_THREAD_GONE) {
+	/* An unreadable slot ends the chain (an UNREADABLE frame); any other
+	 * failure (the thread gone, a caller's callback error) is the walk's. */
+	if (ret < 0 && ret != GCSWALK_E_IO) {
 		free(entries);
 		return ret;
 	}
@@ -478,4 +488,18 @@ void gcswalk_walk_free(gcswalk_walk *w)
 		return;
 	free(w->frames);
 	free(w);
+}
+
+int gw_sized_in(void *dst, size_t dst_size, const void *src, size_t src_size, size_t min_size)
+{
+	const unsigned char *tail = (const unsigned char *)src + dst_size;
+	size_t i;
+
+	if (!src || src_size < min_size)
+		return GCSWALK_E_INVALID;
+	for (i = dst_size; i < src_size; i++)
+		if (tail[i - dst_size])
+			return GCSWALK_E_INVALID;
+	memcpy(dst, src, src_size < dst_size ? src_size : dst_size);
+	return GCSWALK_OK;
 }
