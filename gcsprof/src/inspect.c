@@ -6,10 +6,7 @@
  * they disagree: the stack was overwritten there.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <gelf.h>
 #include <inttypes.h>
-#include <libelf.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,9 +37,6 @@ static const struct gp_option inspect_options[] = {
 /* Every frame is walked, however deep: none is hidden unless asked. */
 #define WALK_ALL_FRAMES ((size_t)1 << 30)
 
-#ifndef NT_SIGINFO
-#define NT_SIGINFO 0x53494749
-#endif
 #define SEGV_CPERR_CODE 10
 
 struct fatal {
@@ -51,48 +45,18 @@ struct fatal {
 	int found;
 };
 
-/* The fatal signal from the core's NT_SIGINFO note (the crashing thread's). */
-static void read_fatal_signal(const char *path, struct fatal *fs)
+/* The fatal signal the core records (libgcswalk reads its NT_SIGINFO). */
+static void read_fatal_signal(const gcswalk_target *t, struct fatal *fs)
 {
-	size_t nph = 0, i;
-	Elf *elf;
-	int fd;
+	struct gcswalk_signal_info si = { .size = sizeof(si) };
 
 	memset(fs, 0, sizeof(*fs));
-	if (elf_version(EV_CURRENT) == EV_NONE)
+	if (gcswalk_target_fatal_signal(t, &si) != GCSWALK_OK)
 		return;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf && elf_kind(elf) == ELF_K_ELF && elf_getphdrnum(elf, &nph) == 0) {
-		for (i = 0; i < nph && !fs->found; i++) {
-			GElf_Phdr ph;
-			GElf_Nhdr nh;
-			Elf_Data *d;
-			size_t off = 0, name_off, desc_off;
-
-			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_NOTE)
-				continue;
-			d = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz, ELF_T_NHDR);
-			while (d && (off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
-				const unsigned char *desc = (const unsigned char *)d->d_buf + desc_off;
-				int32_t v[3];
-
-				if (nh.n_type != NT_SIGINFO || nh.n_descsz < 24)
-					continue;
-				/* siginfo_t: si_signo, si_errno, si_code, pad, si_addr */
-				memcpy(v, desc, sizeof(v));
-				fs->signo = v[0];
-				fs->code = v[2];
-				memcpy(&fs->addr, desc + 16, sizeof(fs->addr));
-				fs->found = 1;
-				break;
-			}
-		}
-	}
-	elf_end(elf);
-	close(fd);
+	fs->signo = si.signo;
+	fs->code = si.code;
+	fs->addr = si.address;
+	fs->found = 1;
 }
 
 static const char *signal_name(int sig)
@@ -317,7 +281,7 @@ static int inspect_run(void *p, int argc, char **argv)
 		free(msg);
 		return ret;
 	}
-	read_fatal_signal(argv[0], &fs);
+	read_fatal_signal(t, &fs);
 	so.sysroot = o->sysroot;
 	if (o->exe && exe_target(t, o->exe, &symt) != GCSWALK_OK)
 		gp_warn("cannot use %s for symbols", o->exe);

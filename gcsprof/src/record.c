@@ -206,7 +206,7 @@ static int record_setup(struct recorder *r, int argc, char **argv, pid_t *pid,
 	return gp_error(GP_EXIT_UNSUPPORTED,
 			"record: recording needs an arm64 system with GCS (this is not arm64)");
 #endif
-	if (!gp_kernel_has_gcs() && o->fallback == REC_FALLBACK_NONE)
+	if (gcswalk_system_gcs() != GCSWALK_OK && o->fallback == REC_FALLBACK_NONE)
 		return gp_error(GP_EXIT_KERNEL_NO_GCS,
 				"record: this CPU or kernel has no GCS (no HWCAP_GCS in AT_HWCAP)");
 	ret = choose_method(o, &r->method, &event);

@@ -84,6 +84,14 @@ const char *gcswalk_strerror(int status);
  */
 int gcswalk_system_gcs(void);
 
+/*
+ * Whether the kernel takes perf's user call chains of GCS-enabled threads
+ * from their GCS (kernel.perf_callchain_gcs, this project's kernel
+ * series): 1 yes, 0 the sysctl is there but 0 (frame records, as other
+ * kernels), GCSWALK_E_UNSUPPORTED this kernel cannot.
+ */
+int gcswalk_system_perf_callchains(void);
+
 /* ---- Frames --------------------------------------------------------- */
 
 /* What a frame is. GCS walks yield PC, LR, RETURN, SIGRETURN, SIGNAL_CAP,
@@ -345,6 +353,13 @@ int gcswalk_target_fatal_signal(const gcswalk_target *target, struct gcswalk_sig
  * GCSWALK_E_INVALID (NULL argument).
  */
 int gcswalk_file_build_id(const char *path, unsigned char **id, size_t *size);
+
+/*
+ * The same for the file at PATH (absolute) as live process PID sees it:
+ * through /proc/PID/root, its own mount namespace and root. For a mapping
+ * the caller learnt of without a target (a perf MMAP2 record).
+ */
+int gcswalk_proc_build_id(int pid, const char *path, unsigned char **id, size_t *size);
 
 /*
  * The build-id of mapping INDEX's file (live: read through /proc/PID/root,

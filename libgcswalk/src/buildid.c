@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -98,5 +99,25 @@ int gcswalk_file_build_id(const char *path, unsigned char **id, size_t *size)
 	if (e)
 		elf_end(e);
 	close(fd);
+	return ret;
+}
+
+int gcswalk_proc_build_id(int pid, const char *path, unsigned char **id, size_t *size)
+{
+	char *root_path;
+	int ret;
+
+	if (id)
+		*id = NULL;
+	if (size)
+		*size = 0;
+	if (pid <= 0 || !path || path[0] != '/' || !id || !size)
+		return GCSWALK_E_INVALID;
+	/* The process's own view of its files (its mount namespace, its
+	 * chroot), which is where its mapped paths are to be found. */
+	if (asprintf(&root_path, "/proc/%d/root%s", pid, path) < 0)
+		return GCSWALK_E_NOMEM;
+	ret = gcswalk_file_build_id(root_path, id, size);
+	free(root_path);
 	return ret;
 }
