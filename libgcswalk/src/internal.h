@@ -168,6 +168,12 @@ GW_HIDDEN int gw_target_opened(struct gcswalk_target *t, int status, gcswalk_tar
 GW_HIDDEN int gw_sized_in(void *dst, size_t dst_size, const void *src, size_t src_size,
 			  size_t min_size);
 
+/* The options structs' sizes in 1.0, the smallest accepted. A field added
+ * later goes at the end; its struct's minimum stays. */
+#define GW_WALK_OPTIONS_SIZE_1_0 (offsetof(struct gcswalk_walk_options, symbolizer) + sizeof(void *))
+#define GW_SYMBOLIZER_OPTIONS_SIZE_1_0 \
+	(offsetof(struct gcswalk_symbolizer_options, debuginfo_path) + sizeof(char *))
+
 /* symbol.c: the symboliser's Dwfl (with the target's modules reported),
  * and whether a CFI unwinder state has been attached to it. */
 GW_HIDDEN void *gw_symbolizer_dwfl(gcswalk_symbolizer *s, struct gcswalk_target **target,

@@ -141,11 +141,12 @@ int gcswalk_symbolizer_new(gcswalk_symbolizer **out, gcswalk_target *t,
 	if (!out || !t)
 		return GCSWALK_E_INVALID;
 	gw_clear_error(t);
-	if (!opts)
-		opts = &def;
-	if (opts->version != GCSWALK_SYMBOLIZER_OPTIONS_VERSION)
-		return gw_fail(t, GCSWALK_E_INVALID, "symboliser options version %u, expected %u",
-			       opts->version, GCSWALK_SYMBOLIZER_OPTIONS_VERSION);
+	/* The caller's options over the defaults: an older caller's smaller
+	 * struct leaves the later fields at their defaults. */
+	if (opts && gw_sized_in(&def, sizeof(def), opts, opts->size, GW_SYMBOLIZER_OPTIONS_SIZE_1_0) < 0)
+		return gw_fail(t, GCSWALK_E_INVALID, "symboliser options of %zu bytes (this library: %zu)",
+			       opts->size, sizeof(def));
+	opts = &def;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return gw_fail(t, GCSWALK_E_NOMEM, "out of memory");

@@ -413,11 +413,12 @@ int gcswalk_walk_begin(gcswalk_walk **out, gcswalk_target *t, size_t index,
 	if (!out || !t)
 		return GCSWALK_E_INVALID;
 	gw_clear_error(t);
-	if (!opts)
-		opts = &def;
-	if (opts->version != GCSWALK_WALK_OPTIONS_VERSION)
-		return gw_fail(t, GCSWALK_E_INVALID, "walk options version %u, expected %u",
-			       opts->version, GCSWALK_WALK_OPTIONS_VERSION);
+	/* The caller's options over the defaults: an older caller's smaller
+	 * struct leaves the later fields at their defaults. */
+	if (opts && gw_sized_in(&def, sizeof(def), opts, opts->size, GW_WALK_OPTIONS_SIZE_1_0) < 0)
+		return gw_fail(t, GCSWALK_E_INVALID, "walk options of %zu bytes (this library: %zu)",
+			       opts->size, sizeof(def));
+	opts = &def;
 	if (index >= t->nthreads)
 		return gw_fail(t, GCSWALK_E_INVALID, "no thread index %zu (%zu threads)", index,
 			       t->nthreads);
