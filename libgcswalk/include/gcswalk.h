@@ -3,11 +3,15 @@
  * libgcswalk: walk and symbolise a thread's call chain from its Guarded
  * Control Stack (arm64 FEAT_GCS).
  *
- * Three kinds of target hold threads whose chains can be walked:
+ * Chains are walked from:
  *  - the calling thread itself: gcswalk_self(), async-signal-safe and
  *    allocation-free, for SIGPROF and crash handlers;
  *  - a live process, through ptrace (gcswalk_target_open_pid());
- *  - a core file, arm64 cores on any host (gcswalk_target_open_core()).
+ *  - a core file, arm64 cores on any host (gcswalk_target_open_core());
+ *  - registers and memory the caller supplies, e.g. a debugger's
+ *    (gcswalk_target_open_source()).
+ * A fifth kind of target, file mappings only (gcswalk_target_open_mappings()),
+ * symbolises addresses recorded earlier.
  *
  * Conventions, the same in every call:
  *  - Calls that can fail return an int status: GCSWALK_OK (0), a positive
@@ -23,6 +27,23 @@
  *    used concurrently.
  *  - Strings and arrays returned by the library belong to the library; the
  *    documentation of each call says how long they stay valid.
+ *
+ * ABI: libgcswalk.so.1, every call versioned GCSWALK_1.0 (a later minor
+ * release adds a node of its own). Structs follow one of two rules:
+ *  - Sized: options and sources the caller passes in, and the output
+ *    structs new in 1.0 (gcswalk_signal_info, gcswalk_region,
+ *    gcswalk_proc_thread) start with `size_t size`, the caller's sizeof
+ *    (the ..._INIT macros set it). The library accepts a size from an older
+ *    header (missing fields take their defaults, or are not filled) and a
+ *    larger one from a newer header: its unknown part must be zero in an
+ *    input, and is zeroed in an output. Sizes below 1.0's are
+ *    GCSWALK_E_INVALID.
+ *  - Fixed: gcswalk_frame, gcswalk_gcs_state, gcswalk_thread_info,
+ *    gcswalk_mapping, gcswalk_record_check, gcswalk_symbol,
+ *    gcswalk_location and gcswalk_elf_symbol keep their layout for as long
+ *    as the soname is 1 (they are filled or passed in arrays); facts
+ *    added later come through new calls taking the same target and index,
+ *    as gcswalk_target_mapping_build_id() does for mappings.
  */
 #ifndef GCSWALK_H
 #define GCSWALK_H
@@ -30,12 +51,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gcswalk_version.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Version of this header (major * 10000 + minor * 100 + patch). */
-#define GCSWALK_VERSION 200
+/* The library's version at run time, e.g. "1.0.0" (a static string); the
+ * header's is GCSWALK_VERSION_STRING. */
+const char *gcswalk_version(void);
 
 /*
  * Statuses. 0 and the positive values are not errors; the negative values
@@ -559,9 +583,8 @@ enum gcswalk_walk_flags {
 	GCSWALK_WALK_LR = 1 << 0,
 };
 
-#define GCSWALK_WALK_OPTIONS_VERSION 1
 struct gcswalk_walk_options {
-	unsigned version;            /* GCSWALK_WALK_OPTIONS_VERSION */
+	size_t size;                 /* sizeof(struct gcswalk_walk_options): the INIT macro sets it */
 	enum gcswalk_method method;
 	unsigned flags;              /* enum gcswalk_walk_flags */
 	/* Most frames yielded (0: 1024). Deeper chains end in GCSWALK_CUT. */
@@ -569,7 +592,8 @@ struct gcswalk_walk_options {
 	/* For GCSWALK_METHOD_CFI: the symboliser whose modules give the CFI. */
 	gcswalk_symbolizer *symbolizer;
 };
-#define GCSWALK_WALK_OPTIONS_INIT { GCSWALK_WALK_OPTIONS_VERSION, GCSWALK_METHOD_GCS, 0, 0, NULL }
+#define GCSWALK_WALK_OPTIONS_INIT \
+	{ sizeof(struct gcswalk_walk_options), GCSWALK_METHOD_GCS, 0, 0, NULL }
 
 /*
  * Start a walk of thread INDEX of TARGET. OPTIONS may be NULL (defaults:
@@ -630,9 +654,8 @@ int gcswalk_verify(gcswalk_target *target, size_t index, struct gcswalk_record_c
 
 /* ---- Symbolisation -------------------------------------------------- */
 
-#define GCSWALK_SYMBOLIZER_OPTIONS_VERSION 1
 struct gcswalk_symbolizer_options {
-	unsigned version;            /* GCSWALK_SYMBOLIZER_OPTIONS_VERSION */
+	size_t size;                 /* sizeof(struct gcswalk_symbolizer_options): INIT sets it */
 	/* Directory prepended to every mapped file's path before it is
 	 * opened (e.g. an arm64 root on an x86_64 host); the path itself is
 	 * tried if the prefixed one does not exist. NULL: none for a core;
@@ -644,7 +667,7 @@ struct gcswalk_symbolizer_options {
 	 * lookups go to debuginfod servers when DEBUGINFOD_URLS is set. */
 	const char *debuginfo_path;
 };
-#define GCSWALK_SYMBOLIZER_OPTIONS_INIT { GCSWALK_SYMBOLIZER_OPTIONS_VERSION, NULL, NULL }
+#define GCSWALK_SYMBOLIZER_OPTIONS_INIT { sizeof(struct gcswalk_symbolizer_options), NULL, NULL }
 
 /*
  * A symboliser of TARGET's addresses, through libdwfl, with the target's

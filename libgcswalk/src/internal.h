@@ -30,9 +30,10 @@ struct gw_thread {
 	struct gw_regs regs;
 	int have_gcs;
 	struct gcswalk_gcs_state gcs;
-	int attached;   /* live: seized by us, detach on close */
-	int stopped;    /* live: known to be ptrace-stopped */
-	int pending_signal; /* live: a signal caught while seizing, given back on detach */
+	/* The ptrace state of a live target's thread (live.c only). */
+	int attached;   /* seized by us, detach on close */
+	int stopped;    /* known to be ptrace-stopped */
+	int pending_signal; /* a signal caught while seizing, given back on detach */
 };
 
 struct gw_mapping {
@@ -119,10 +120,6 @@ struct gcswalk_target {
 	struct gw_build_id *build_ids;
 	size_t nbuild_ids, build_ids_cap;
 	struct gw_vdso vdso;
-	/* live */
-	struct gw_segment *segs;
-	size_t nsegs;
-	unsigned flags;         /* live: the attach flags */
 };
 
 /* errors.c */
@@ -168,10 +165,21 @@ GW_HIDDEN int gw_target_opened(struct gcswalk_target *t, int status, gcswalk_tar
 GW_HIDDEN int gw_sized_in(void *dst, size_t dst_size, const void *src, size_t src_size,
 			  size_t min_size);
 
-/* symbol.c: the symboliser's Dwfl (with the target's modules reported),
- * and whether a CFI unwinder state has been attached to it. */
-GW_HIDDEN void *gw_symbolizer_dwfl(gcswalk_symbolizer *s, struct gcswalk_target **target,
-				   int **state_attached);
+/* The options structs' sizes in 1.0, the smallest accepted. A field added
+ * later goes at the end; its struct's minimum stays. */
+#define GW_WALK_OPTIONS_SIZE_1_0 (offsetof(struct gcswalk_walk_options, symbolizer) + sizeof(void *))
+#define GW_SYMBOLIZER_OPTIONS_SIZE_1_0 \
+	(offsetof(struct gcswalk_symbolizer_options, debuginfo_path) + sizeof(char *))
+
+/* symbol.c: unwind thread TH with libdwfl's CFI unwinder over the
+ * symboliser's modules (the symboliser owns the Dwfl and sets up its
+ * thread state, reading registers and memory through T's back end):
+ * FRAME(ARG, pc) for each frame, newest first, until it returns non-zero.
+ * GCSWALK_OK, GCSWALK_E_INVALID (S belongs to another target),
+ * GCSWALK_E_DWFL (not one frame). */
+GW_HIDDEN int gw_symbolizer_unwind(gcswalk_symbolizer *s, struct gcswalk_target *t,
+				   struct gw_thread *th, int (*frame)(void *arg, uint64_t pc),
+				   void *arg);
 
 /* fallback.c: the FP and CFI unwinders fill FRAMES (room for MAX). */
 GW_HIDDEN int gw_unwind_fp(struct gcswalk_target *t, struct gw_thread *th,
@@ -230,8 +238,8 @@ GW_HIDDEN int gw_arch_ptrace_gcs(pid_t tid, struct gcswalk_gcs_state *gcs);
 GW_HIDDEN int gw_arch_self_supported(void);
 GW_HIDDEN uint64_t gw_arch_self_gcspr(void);
 
-/* Relabel entry I as SIGRETURN when entry I+1 is a signal cap; shared by
- * every walk. FRAMES has N items. */
+/* frames.c: relabel entry I as SIGRETURN when entry I+1 is a signal cap;
+ * shared by every walk. FRAMES has N items. */
 GW_HIDDEN void gw_mark_sigreturn(struct gcswalk_frame *frames, size_t n);
 
 #endif

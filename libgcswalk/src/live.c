@@ -28,6 +28,20 @@
 /* Attach rounds: threads that a round finds new are attached in the next. */
 #define MAX_ATTACH_ROUNDS 64
 
+/* What a live target keeps, private to this file. */
+struct live_state {
+	unsigned flags;                 /* GCSWALK_ATTACH_* */
+	/* Every mapping of the last map read, file-backed or not: the
+	 * regions a GCS can be in. */
+	struct gw_segment *segs;
+	size_t nsegs;
+};
+
+static struct live_state *L(const struct gcswalk_target *t)
+{
+	return t->priv;
+}
+
 static int live_read(struct gcswalk_target *t, uint64_t addr, void *buf, size_t len, size_t *got)
 {
 	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
@@ -58,10 +72,10 @@ static int find_segment(const struct gcswalk_target *t, uint64_t addr, uint64_t 
 {
 	size_t i;
 
-	for (i = 0; i < t->nsegs; i++) {
-		if (addr >= t->segs[i].vaddr && addr - t->segs[i].vaddr < t->segs[i].memsz) {
-			*lo = t->segs[i].vaddr;
-			*hi = t->segs[i].vaddr + t->segs[i].memsz;
+	for (i = 0; i < L(t)->nsegs; i++) {
+		if (addr >= L(t)->segs[i].vaddr && addr - L(t)->segs[i].vaddr < L(t)->segs[i].memsz) {
+			*lo = L(t)->segs[i].vaddr;
+			*hi = L(t)->segs[i].vaddr + L(t)->segs[i].memsz;
 			return 1;
 		}
 	}
@@ -92,7 +106,7 @@ static int live_check_thread(struct gcswalk_target *t, struct gw_thread *th)
 {
 	struct gcswalk_gcs_state g;
 
-	if (t->flags & GCSWALK_ATTACH_NONE)
+	if (L(t)->flags & GCSWALK_ATTACH_NONE)
 		return gw_fail(t, GCSWALK_E_NO_REGISTERS,
 			       "thread %d: opened with GCSWALK_ATTACH_NONE, no registers",
 			       (int)th->tid);
@@ -142,6 +156,9 @@ static void live_close(struct gcswalk_target *t)
 {
 	size_t i;
 
+	if (!t->priv)
+		return;
+
 	for (i = 0; i < t->nthreads; i++) {
 		if (!t->threads[i].attached)
 			continue;
@@ -153,6 +170,9 @@ static void live_close(struct gcswalk_target *t)
 		}
 		t->threads[i].attached = 0;
 	}
+	free(L(t)->segs);
+	free(t->priv);
+	t->priv = NULL;
 }
 
 /* The process's own view of its files (another mount namespace, a
@@ -311,7 +331,7 @@ static int scan_tasks(struct gcswalk_target *t, uint64_t deadline, size_t *fresh
 			continue;
 		if (find_thread(t, (pid_t)tid))
 			continue;
-		if (t->flags & (GCSWALK_ATTACH_STOPPED | GCSWALK_ATTACH_NONE)) {
+		if (L(t)->flags & (GCSWALK_ATTACH_STOPPED | GCSWALK_ATTACH_NONE)) {
 			struct gw_thread *th = gw_target_add_thread(t, (pid_t)tid);
 
 			if (!th) {
@@ -354,18 +374,18 @@ static int read_maps(struct gcswalk_target *t)
 		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %n", &lo, &hi, &off, &name_at) < 3 ||
 		    hi <= lo)
 			continue;
-		if (t->nsegs == cap) {
+		if (L(t)->nsegs == cap) {
 			struct gw_segment *n;
 
 			cap = cap ? cap * 2 : 64;
-			n = realloc(t->segs, cap * sizeof(*n));
+			n = realloc(L(t)->segs, cap * sizeof(*n));
 			if (!n) {
 				ret = gw_fail(t, GCSWALK_E_NOMEM, "out of memory");
 				break;
 			}
-			t->segs = n;
+			L(t)->segs = n;
 		}
-		t->segs[t->nsegs++] = (struct gw_segment){ lo, hi - lo, 0, hi - lo };
+		L(t)->segs[L(t)->nsegs++] = (struct gw_segment){ lo, hi - lo, 0, hi - lo };
 		if (name_at > 0 && line[name_at] == '/') {
 			ret = gw_target_add_mapping(t, lo, hi, off, line + name_at,
 						    strlen(line + name_at));
@@ -418,7 +438,7 @@ static int read_thread_state(struct gcswalk_target *t, struct gw_thread *th)
 
 	if (ret < 0)
 		return ret;
-	if (!(t->flags & GCSWALK_ATTACH_NONE))
+	if (!(L(t)->flags & GCSWALK_ATTACH_NONE))
 		read_thread_regs(th);
 	return GCSWALK_OK;
 }
@@ -437,7 +457,7 @@ static int open_live(struct gcswalk_target *t, unsigned timeout_ms)
 		ret = scan_tasks(t, deadline, &fresh);
 		if (ret < 0)
 			return ret;
-		if (fresh == 0 || (t->flags & (GCSWALK_ATTACH_STOPPED | GCSWALK_ATTACH_NONE)))
+		if (fresh == 0 || (L(t)->flags & (GCSWALK_ATTACH_STOPPED | GCSWALK_ATTACH_NONE)))
 			break;
 	}
 	if (t->nthreads == 0)
@@ -477,7 +497,12 @@ int gcswalk_target_open_pid(gcswalk_target **out, int pid, unsigned flags, unsig
 	if (!t)
 		return GCSWALK_E_NOMEM;
 	t->pid = pid;
-	t->flags = flags;
+	t->priv = calloc(1, sizeof(struct live_state));
+	if (!t->priv) {
+		gcswalk_target_close(t);
+		return GCSWALK_E_NOMEM;
+	}
+	L(t)->flags = flags;
 	t->arch = gw_arch_native();
 	if (!t->arch)
 		return gw_target_opened(t, gw_fail(t, GCSWALK_E_UNSUPPORTED,
@@ -497,27 +522,27 @@ int gcswalk_target_open_pid(gcswalk_target **out, int pid, unsigned flags, unsig
 static int reread_maps(struct gcswalk_target *t)
 {
 	struct gw_mapping *old = t->maps;
-	struct gw_segment *old_segs = t->segs;
-	size_t nold = t->nmaps, old_cap = t->maps_cap, nold_segs = t->nsegs, i, k, next = 0;
+	struct gw_segment *old_segs = L(t)->segs;
+	size_t nold = t->nmaps, old_cap = t->maps_cap, nold_segs = L(t)->nsegs, i, k, next = 0;
 	int old_unsorted = t->maps_unsorted, ret;
 
 	t->maps = NULL;
 	t->nmaps = t->maps_cap = 0;
 	t->maps_unsorted = 0;
-	t->segs = NULL;
-	t->nsegs = 0;
+	L(t)->segs = NULL;
+	L(t)->nsegs = 0;
 	ret = read_maps(t);
 	if (ret < 0) {
 		for (i = 0; i < t->nmaps; i++)
 			free(t->maps[i].path);
 		free(t->maps);
-		free(t->segs);
+		free(L(t)->segs);
 		t->maps = old;
 		t->nmaps = nold;
 		t->maps_cap = old_cap;
 		t->maps_unsorted = old_unsorted;
-		t->segs = old_segs;
-		t->nsegs = nold_segs;
+		L(t)->segs = old_segs;
+		L(t)->nsegs = nold_segs;
 		return ret;
 	}
 	/* Both maps are in address order and mostly alike: search from
@@ -546,7 +571,7 @@ static int reread_maps(struct gcswalk_target *t)
 
 static int refreshable(struct gcswalk_target *t)
 {
-	return t && t->be == &live_backend && (t->flags & GCSWALK_ATTACH_STOPPED);
+	return t && t->be == &live_backend && (L(t)->flags & GCSWALK_ATTACH_STOPPED);
 }
 
 int gcswalk_target_refresh_thread(gcswalk_target *t, int tid, unsigned flags)

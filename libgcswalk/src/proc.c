@@ -323,6 +323,7 @@ int gw_proc_load_regions(struct gcswalk_target *t)
 		return gw_fail_errno(t, gw_proc_status_of_errno(errno), errno, "%s", path);
 	for (line = text; *line && ret >= 0; line = next) {
 		char *nl = strchr(line, '\n');
+		unsigned long long l, h;
 		int name_at = 0;
 
 		next = nl ? nl + 1 : line + strlen(line);
@@ -334,8 +335,11 @@ int gw_proc_load_regions(struct gcswalk_target *t)
 			have = 0;
 			continue;
 		}
-		if (sscanf(line, "%llx-%llx %*s %*s %*s %*s %n", &lo, &hi, &name_at) == 2 &&
-		    hi > lo) {
+		/* Into temporaries: "AnonHugePages:" starts with a hex digit
+		 * too, and a failed match may still have stored one number. */
+		if (sscanf(line, "%llx-%llx %*s %*s %*s %*s %n", &l, &h, &name_at) == 2 && h > l) {
+			lo = l;
+			hi = h;
 			have = 1;
 			if (name_at > 0 && strcmp(line + name_at, "[vdso]") == 0)
 				ret = gw_target_add_region(t, GCSWALK_REGION_VDSO, lo, hi);

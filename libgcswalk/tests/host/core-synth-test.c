@@ -337,9 +337,25 @@ static void test_reference(const char *path)
 		tap_result(gcswalk_verify(t, 1, c, 8, &n) == GCSWALK_E_GCS_DISABLED,
 			   "verify: a thread without GCS is GCS_DISABLED");
 	}
-	o.version = 99;
-	tap_result(gcswalk_walk_begin(&(gcswalk_walk *){ NULL }, t, 0, &o) == GCSWALK_E_INVALID,
-		   "walk: unknown options version rejected");
+	{
+		/* Sizes: too small is refused; a newer caller's larger struct
+		 * is taken when what this library does not know is zero. */
+		unsigned char big[sizeof(o) + 16];
+		struct gcswalk_walk_options *bo = (struct gcswalk_walk_options *)(void *)big;
+		gcswalk_walk *w = NULL;
+
+		o.size = sizeof(o) - 1;
+		ok = gcswalk_walk_begin(&w, t, 0, &o) == GCSWALK_E_INVALID && !w;
+		memset(big, 0, sizeof(big));
+		memcpy(big, &(struct gcswalk_walk_options)GCSWALK_WALK_OPTIONS_INIT, sizeof(o));
+		bo->size = sizeof(big);
+		bo->max_frames = 4;
+		ok = ok && walk_matches(t, 0, bo, full, 4, GCSWALK_CUT);
+		big[sizeof(o) + 3] = 1;
+		ok = ok && gcswalk_walk_begin(&w, t, 0, bo) == GCSWALK_E_INVALID && !w;
+		o.size = sizeof(o);
+		tap_result(ok, "walk: options sizes: too small refused, larger zero-extended taken");
+	}
 
 	ret = gcswalk_symbolizer_new(&sym, t, NULL);
 	ok = ret == GCSWALK_OK;
