@@ -309,9 +309,13 @@ static int check_gcs_fault(FILE *f, gcswalk_symbolizer *sym, const struct chain 
 	if (!info->have_registers || pc == c->n)
 		return 0;
 	if (ret < c->n && info->lr && info->lr != c->frames[ret].address) {
+		/* Where the forged return would have gone, if that is code. */
+		const char *to = short_name(sym, info->lr, 0);
+
 		fprintf(f, "  STACK CORRUPTION in frame #%zu (%s): the link register holds 0x%016" PRIx64
-			   " but the GCS says %s returns to 0x%016" PRIx64 " (%s, frame #%zu)\n",
-			c->numbers[pc], frame_name(sym, c, pc), info->lr, frame_name(sym, c, pc),
+			   "%s%s%s but the GCS says %s returns to 0x%016" PRIx64 " (%s, frame #%zu)\n",
+			c->numbers[pc], frame_name(sym, c, pc), info->lr, strcmp(to, "??") ? " (" : "",
+			strcmp(to, "??") ? to : "", strcmp(to, "??") ? ")" : "", frame_name(sym, c, pc),
 			c->frames[ret].address, frame_name(sym, c, ret), c->numbers[ret]);
 		bad = 1;
 	}

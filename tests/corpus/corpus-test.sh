@@ -38,6 +38,7 @@ healthy no-fp            forced 134 - -
 healthy mixed-fp         forced 134 - -
 healthy cxx-exception    forced 134 - -
 corrupt overflow-record  forced 139 level2 -
+corrupt overflow-canary  forced 134 level2 -
 corrupt overwritten-lr   forced 134 b -
 corrupt fp-into-heap     forced 134 c -
 corrupt use-after-return forced 134 b -
@@ -119,6 +120,17 @@ while read -r kind name gcs want fn note; do
 		check "$p: no frames called older than the GCS or on another stack" \
 			sh -c "! grep -qE 'older than the GCS|on another stack' $p.txt" ;;
 	esac
+	# The explanation each corruption must get.
+	why=
+	case $p in
+	corrupt-overflow-record) why='the link register holds 0x4141414141414141 but' ;;
+	corrupt-overflow-canary) why='holds return address 0x0000414141414141, but the GCS says level2 returns' ;;
+	corrupt-gcs-fault) why='the link register holds 0x[0-9a-f]* (evil) but' ;;
+	corrupt-overwritten-lr) why='holds return address 0x0000dead0000bee0, but the GCS says b returns' ;;
+	corrupt-use-after-return) why='holds return address 0x0000424242424242, but the GCS says b returns' ;;
+	corrupt-fp-into-heap) why='links to 0x[0-9a-f]*, below it, .*saved frame pointer was overwritten' ;;
+	esac
+	[ -n "$why" ] && check "$p: explained: $why" grep -q "STACK CORRUPTION in frame #[0-9]* ($fn): .*$why" "$p.txt"
 	case $name in
 	overflow-record | gcs-fault)
 		check "$p: the fatal signal is a GCS check (SEGV_CPERR)" \
