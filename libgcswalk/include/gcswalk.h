@@ -627,16 +627,37 @@ enum gcswalk_verdict {
 	 * interrupted context's LR, which may legitimately be stale: not
 	 * checked. */
 	GCSWALK_RECORD_UNCHECKED,
-	/* Its return address is not on the GCS where it should be: the stack
-	 * was overwritten (or the record is not a frame record). */
+	/* Its return address is not on the GCS where it should be, while the
+	 * GCS holds entries older than it: the stack was overwritten (or the
+	 * record is not a frame record). */
 	GCSWALK_RECORD_MISMATCH,
+	/* Older than the GCS's oldest entry, on the same stack as the
+	 * records before it: made before GCS was enabled (a program or thread
+	 * that enables GCS part-way). The GCS cannot vouch for it; not a sign
+	 * of corruption. */
+	GCSWALK_RECORD_OLDER_THAN_GCS,
+	/* Past the GCS's oldest entry and on another stack (an unreadable gap
+	 * lies between it and the records before it): the thread switched
+	 * stacks and GCSs (GCSSS1/GCSSS2, a coroutine) and the chain of
+	 * records links back to the stack it left, whose entries are on the
+	 * other GCS. Not checked; not a sign of corruption. */
+	GCSWALK_RECORD_OTHER_STACK,
+	/* The last record of the chain: its return address is on the GCS,
+	 * but its saved frame pointer (x29) points below it, to readable
+	 * memory that cannot hold an older frame of this stack (stacks grow
+	 * down), while the GCS holds older entries: the saved frame pointer
+	 * was overwritten, e.g. to point into the heap. */
+	GCSWALK_RECORD_BAD_LINK,
 };
 
 struct gcswalk_record_check {
 	uint64_t record;             /* address of the record {x29, x30} */
 	uint64_t return_address;     /* the x30 it holds */
 	enum gcswalk_verdict verdict;
-	/* MATCHES: the GCS slot holding the same return address; else 0. */
+	/* MATCHES and BAD_LINK: the GCS slot holding the same return
+	 * address; MISMATCH: the slot of the GCS entry the record should have
+	 * held (the next one in order after the last record that matched);
+	 * else 0. */
 	uint64_t gcs_slot;
 };
 
@@ -645,7 +666,10 @@ struct gcswalk_record_check {
  * basis of stack-corruption reports: each record's return address must
  * appear on the GCS after the previous record's (records may skip GCS
  * entries: leaf functions and code built without frame pointers make
- * none). Fills CHECKS (room for MAX), innermost first; *COUNT gets their
+ * none). Records the GCS cannot vouch for are said so, neutrally: the
+ * record of a signal frame (UNCHECKED), records older than the GCS or on
+ * another stack. Only MISMATCH and BAD_LINK mean the stack was
+ * overwritten. Fills CHECKS (room for MAX), innermost first; *COUNT gets their
  * number. Returns GCSWALK_END (every record checked), GCSWALK_CUT (MAX
  * reached), or the errors of gcswalk_walk_begin().
  */
