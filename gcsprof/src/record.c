@@ -213,6 +213,18 @@ static int record_setup(struct recorder *r, int argc, char **argv, pid_t *pid,
 	if (ret)
 		return ret;
 	r->event = event;
+	r->hz = o->hz;
+	if (r->method == REC_METHOD_PERF) {
+		int max_hz = gcswalk_system_perf_max_sample_rate();
+
+		if (max_hz > 0 && r->hz > (unsigned)max_hz) {
+			/* perf_event_open would refuse it with a bare EINVAL. */
+			gp_warn("-F %u is above kernel.perf_event_max_sample_rate (%d; the kernel "
+				"lowers it when sampling takes long): sampling at %d Hz", r->hz,
+				max_hz, max_hz);
+			r->hz = (unsigned)max_hz;
+		}
+	}
 	r->out_path = o->output;
 	r->out = fopen(o->output, "w");
 	if (!r->out)
@@ -222,7 +234,7 @@ static int record_setup(struct recorder *r, int argc, char **argv, pid_t *pid,
 		command = NULL;
 	if (!command)
 		ret = gp_error(GP_EXIT_SYSTEM, "out of memory");
-	else if (gp_profile_write_header(r->out, o->hz, o->wall ? "wall" : "cpu", command,
+	else if (gp_profile_write_header(r->out, r->hz, o->wall ? "wall" : "cpu", command,
 					 r->method == REC_METHOD_PERF ? "perf" : "ptrace",
 					 event) != 0)
 		ret = (rec_write_failed(r), GP_EXIT_OUTPUT);

@@ -137,6 +137,7 @@ struct rec_vdso {
 
 struct recorder {
 	const struct record_opts *o;
+	unsigned hz;               /* sampling frequency in effect: -F, or perf's limit */
 	FILE *out;
 	const char *out_path;
 	int write_failed;

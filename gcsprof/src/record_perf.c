@@ -527,7 +527,7 @@ int rec_perf_run(struct recorder *r, pid_t pid, char **argv, const sigset_t *old
 		return gp_error(GP_EXIT_SYSTEM, "out of memory");
 	r->perf = pr;
 	pr->sigfd = -1;
-	fill_attr(&pr->attr, kind_named(r->event), r->o->hz, !r->o->pid);
+	fill_attr(&pr->attr, kind_named(r->event), r->hz, !r->o->pid);
 	raise_fd_limit();
 	if (online_cpus(&cpus, &ncpus) != 0) {
 		free(cpus);

@@ -66,7 +66,7 @@ int rec_ptrace_run(struct recorder *r, pid_t pid, char **argv, const sigset_t *o
 	}
 	r->started = 1;
 
-	period = 1000000000u / o->hz;
+	period = 1000000000u / r->hz;
 	r->rng = rec_now_ns() | 1;
 	next = rec_now_ns() + next_interval(r, period);
 	for (;;) {

@@ -502,7 +502,7 @@ static int sample_process(struct recorder *r, struct process *p, uint64_t time_n
  */
 static int cpu_time_due(struct recorder *r, struct thread *t, uint64_t cpu_ns)
 {
-	uint64_t period = 1000000000u / r->o->hz, cap = 4 * period;
+	uint64_t period = 1000000000u / r->hz, cap = 4 * period;
 
 	if (cap < 40000000u)
 		cap = 40000000u;

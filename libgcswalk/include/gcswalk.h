@@ -116,6 +116,14 @@ int gcswalk_system_gcs(void);
  */
 int gcswalk_system_perf_callchains(void);
 
+/*
+ * kernel.perf_event_max_sample_rate: the highest sampling frequency perf
+ * accepts now (the kernel lowers it when its sampling interrupts take too
+ * long, which emulators provoke). > 0, or GCSWALK_E_UNSUPPORTED (no perf),
+ * GCSWALK_E_IO.
+ */
+int gcswalk_system_perf_max_sample_rate(void);
+
 /* ---- Frames --------------------------------------------------------- */
 
 /* What a frame is. GCS walks yield PC, LR, RETURN, SIGRETURN, SIGNAL_CAP,

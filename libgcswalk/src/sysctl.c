@@ -5,6 +5,8 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -25,4 +27,23 @@ int gcswalk_system_perf_callchains(void)
 		v = 0;
 	close(fd);
 	return v == '1' ? 1 : 0;
+}
+
+int gcswalk_system_perf_max_sample_rate(void)
+{
+	char buf[32];
+	ssize_t n;
+	long v;
+	int fd;
+
+	fd = open("/proc/sys/kernel/perf_event_max_sample_rate", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return GCSWALK_E_UNSUPPORTED;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return GCSWALK_E_IO;
+	buf[n] = '\0';
+	v = strtol(buf, NULL, 10);
+	return v > 0 && v <= INT_MAX ? (int)v : GCSWALK_E_IO;
 }
