@@ -30,6 +30,9 @@ check "folded: root first, merged, counted" \
 	grep -qxF '[libc.so.6+0x10];[prog+0x200];[prog+0x100] 2' out.txt
 status_is 0 "folded per thread" "$gp" report good.data -f folded --per-thread
 check "folded per thread: the thread is the root" grep -q '^worker;' out.txt
+status_is 0 "text per thread" "$gp" report good.data --per-thread
+check "text per thread: a section per thread" \
+	grep -qF '## thread 43 (worker) of process 42: 1 samples' out.txt
 status_is 0 "svg" "$gp" report good.data -f svg -o g.svg
 check "svg is an SVG document" grep -q '</svg>' g.svg
 status_is 0 "pprof" "$gp" report good.data -f pprof -o g.pb.gz
@@ -38,6 +41,14 @@ if [ -n "$pprof_check" ]; then
 	status_is 0 "the pprof output is a valid Profile" "$pprof_check" g.pb.gz
 	check "pprof's top function by self matches the text report's" \
 		grep -qx '2 \[prog+0x100\]' out.txt
+fi
+status_is 0 "pprof per thread" "$gp" report good.data -f pprof --per-thread -o t.pb.gz
+if [ -n "$pprof_check" ]; then
+	status_is 0 "the per-thread pprof output is a valid Profile" "$pprof_check" --roots t.pb.gz
+	check "per thread, each stack's root is its thread" \
+		sh -c 'grep -qx "2 main thread" out.txt && grep -qx "1 worker" out.txt'
+	status_is 0 "and its leaves are the same" "$pprof_check" t.pb.gz
+	check "the top function by self as before" grep -qx '2 \[prog+0x100\]' out.txt
 fi
 if command -v go >/dev/null 2>&1; then
 	status_is 0 "go tool pprof reads it" go tool pprof -top g.pb.gz
