@@ -350,19 +350,16 @@ void gp_model_free(struct gp_model *m)
 	memset(m, 0, sizeof(*m));
 }
 
-size_t gp_sample_stack(const struct gp_model *m, const struct gp_sample *s, int per_thread,
-		       const char ***names)
+size_t gp_sample_frames(const struct gp_model *m, const struct gp_sample *s, uint64_t **function_ids)
 {
-	size_t n = per_thread ? 1 : 0, i, k = 0;
-	const char **v;
+	size_t n = 0, i, k = 0;
+	uint64_t *v;
 
 	for (i = 0; i < s->nlocations; i++)
 		n += m->locations[s->location_ids[i] - 1].nlines;
 	v = calloc(n + 1, sizeof(*v));
 	if (!v)
 		return (size_t)-1;
-	if (per_thread)
-		v[k++] = s->thread;
 	/* Root first: the outermost location, and within one location the
 	 * real function before the functions inlined into it. */
 	for (i = s->nlocations; i-- > 0;) {
@@ -370,8 +367,76 @@ size_t gp_sample_stack(const struct gp_model *m, const struct gp_sample *s, int 
 		size_t j;
 
 		for (j = l->nlines; j-- > 0;)
-			v[k++] = gp_model_function(m, l->lines[j].function_id)->name;
+			v[k++] = l->lines[j].function_id;
 	}
+	*function_ids = v;
+	return k;
+}
+
+size_t gp_sample_stack(const struct gp_model *m, const struct gp_sample *s, int per_thread,
+		       const char ***names)
+{
+	uint64_t *ids;
+	size_t n = gp_sample_frames(m, s, &ids), i, k = 0;
+	const char **v;
+
+	if (n == (size_t)-1)
+		return n;
+	v = calloc(n + 2, sizeof(*v));
+	if (!v) {
+		free(ids);
+		return (size_t)-1;
+	}
+	if (per_thread)
+		v[k++] = s->thread;
+	for (i = 0; i < n; i++)
+		v[k++] = gp_model_function(m, ids[i])->name;
+	free(ids);
 	*names = v;
 	return k;
+}
+
+struct thread_key {
+	int tid, pid;
+	size_t first;
+};
+
+static int by_thread(const void *a, const void *b)
+{
+	const struct thread_key *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+size_t gp_model_threads(const struct gp_model *m, size_t **first)
+{
+	struct gp_map seen = { 0 };
+	struct thread_key *k = calloc(m->nsamples + 1, sizeof(*k));
+	size_t *v = calloc(m->nsamples + 1, sizeof(*v)), n = 0, i;
+
+	if (!k || !v)
+		goto nomem;
+	for (i = 0; i < m->nsamples; i++) {
+		const struct gp_sample *s = &m->samples[i];
+
+		if (gp_map_get(&seen, (uint32_t)s->pid, (uint32_t)s->tid, 0))
+			continue;
+		if (gp_map_put(&seen, (uint32_t)s->pid, (uint32_t)s->tid, 0, i + 1) != 0)
+			goto nomem;
+		k[n++] = (struct thread_key){ s->tid, s->pid, i };
+	}
+	qsort(k, n, sizeof(*k), by_thread);
+	for (i = 0; i < n; i++)
+		v[i] = k[i].first;
+	gp_map_free(&seen);
+	free(k);
+	*first = v;
+	return n;
+nomem:
+	gp_map_free(&seen);
+	free(k);
+	free(v);
+	return (size_t)-1;
 }

@@ -162,6 +162,22 @@ int gp_write_text(const struct gp_model *m, struct gp_out *out, const struct gp_
 int gp_write_folded(const struct gp_model *m, struct gp_out *out, const struct gp_report_opts *o);
 int gp_write_pprof(const struct gp_model *m, struct gp_out *out, const struct gp_report_opts *o);
 int gp_write_svg(const struct gp_model *m, struct gp_out *out, const struct gp_report_opts *o);
+int gp_write_speedscope(const struct gp_model *m, struct gp_out *out, const struct gp_report_opts *o);
+int gp_write_firefox(const struct gp_model *m, struct gp_out *out, const struct gp_report_opts *o);
+
+/* The threads of the model, by tid: the index of each one's first sample,
+ * in order of tid. *FIRST gets a malloc'd array; returns the count, or
+ * (size_t)-1 for out of memory. Writers that make one view per thread
+ * use it. */
+size_t gp_model_threads(const struct gp_model *m, size_t **first);
+
+/*
+ * The frames of sample S as function ids, root first, one per
+ * source-level frame (inlined ones included): *FUNCTION_IDS gets a
+ * malloc'd array the caller frees. Returns the count, or (size_t)-1 for
+ * out of memory.
+ */
+size_t gp_sample_frames(const struct gp_model *m, const struct gp_sample *s, uint64_t **function_ids);
 
 /*
  * The frames of sample S as names, root first, one per source-level frame

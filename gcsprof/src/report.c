@@ -24,6 +24,7 @@ static const struct writer {
 	{ "folded", gp_write_folded },
 	{ "pprof", gp_write_pprof },
 	{ "svg", gp_write_svg },
+	{ "speedscope", gp_write_speedscope },
 	{ NULL, NULL },
 };
 

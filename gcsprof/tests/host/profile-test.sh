@@ -57,6 +57,29 @@ else
 	skip "go tool pprof: no 'go' on this host (Debian's golang-go)"
 fi
 
+# speedscope: valid by its schema, one profile per thread named by name
+# and tid, and the same leaf weights as the text report.
+here=$(cd "$(dirname "$0")" && pwd)
+if command -v python3 >/dev/null 2>&1; then
+	status_is 0 "speedscope" "$gp" report good.data -f speedscope -o s.json
+	status_is 0 "speedscope: valid by its file format's schema" \
+		python3 "$here/speedscope-check.py" s.json
+	check "speedscope: one profile per thread, named by name and tid" sh -c \
+		'grep -qx "profile main thread (tid 42) 2" out.txt &&
+		 grep -qx "profile worker (tid 43) 1" out.txt'
+	check "speedscope: the main thread's leaf weighs 2 periods" \
+		grep -qx 'leaf 20202020 \[prog+0x100\]' out.txt
+	# A thread name that is not UTF-8 still makes valid JSON.
+	sed 's/ worker / bad%ffname%22 /' good.data >utf.data
+	"$gp" report utf.data -f speedscope -o utf.json 2>/dev/null
+	status_is 0 "speedscope: a name that is not UTF-8, still valid" \
+		python3 "$here/speedscope-check.py" utf.json
+	check "speedscope: the bad byte replaced, the quote kept" \
+		grep -qF "$(printf 'profile bad\357\277\275name" (tid 43) 1')" out.txt
+else
+	skip "speedscope checks: no python3 on this host"
+fi
+
 # A chain through a signal handler: the trampoline (in the vDSO, which no
 # file maps) is named as gdb names it, not by its address.
 cat >sig.data <<'P'
