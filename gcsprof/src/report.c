@@ -25,6 +25,7 @@ static const struct writer {
 	{ "pprof", gp_write_pprof },
 	{ "svg", gp_write_svg },
 	{ "speedscope", gp_write_speedscope },
+	{ "firefox", gp_write_firefox },
 	{ NULL, NULL },
 };
 

@@ -7,6 +7,7 @@
 set -u
 vm_run=$1 stage=$2 gp=$3 work=$4 pprof_check=${5:-}
 . "$(dirname "$0")/../../../tests/tap.sh"
+here=$(cd "$(dirname "$0")" && pwd)
 
 if [ ! -x "$stage/bin/gcsprof" ]; then
 	echo "1..0 # SKIP no arm64 build in $stage (scripts/build makes it)"
@@ -56,6 +57,21 @@ else
 fi
 "$gp" report split.data --sysroot "$work/root" -f svg -o split.svg
 check "svg on the host" grep -q path_a split.svg
+if command -v python3 >/dev/null 2>&1; then
+	"$gp" report split.data --sysroot "$work/root" -f speedscope -o split.speedscope.json
+	python3 "$here/speedscope-check.py" split.speedscope.json >speedscope.txt
+	check "speedscope of a real profile: valid by its schema" [ $? -eq 0 ]
+	show speedscope.txt | head -n 6
+	check "path_a among its leaves" grep -q '^leaf [0-9]* path_a$' speedscope.txt
+	"$gp" report split.data --sysroot "$work/root" -f firefox -o split.firefox.json
+	python3 "$here/firefox-check.py" split.firefox.json >firefox.txt
+	check "Firefox Profiler format of a real profile: what its importer needs" [ $? -eq 0 ]
+	show firefox.txt | head -n 6
+	check "path_a among its leaves, in the program" \
+		grep -q '^leaf [0-9]* path_a \[gcsprof-split\]$' firefox.txt
+else
+	skip "no python3 for the speedscope and Firefox Profiler checks"
+fi
 
 "$gp" inspect smash.core --sysroot "$work/root" >smash.host.txt 2>&1
 check "inspect on the host" [ $? -eq 0 ]

@@ -76,8 +76,20 @@ if command -v python3 >/dev/null 2>&1; then
 		python3 "$here/speedscope-check.py" utf.json
 	check "speedscope: the bad byte replaced, the quote kept" \
 		grep -qF "$(printf 'profile bad\357\277\275name" (tid 43) 1')" out.txt
+	# The Firefox Profiler (Gecko format): threads named, samples at their
+	# times in ms, leaves as in the text report.
+	status_is 0 "firefox" "$gp" report good.data -f firefox -o f.json
+	status_is 0 "firefox: the structure the profiler's importer needs" \
+		python3 "$here/firefox-check.py" f.json
+	check "firefox: threads named, samples on the timeline" sh -c \
+		'grep -qx "thread main thread 42 2 0.000100 0.000200" out.txt &&
+		 grep -qx "thread worker 43 1 0.000300 0.000300" out.txt'
+	check "firefox: the main thread's leaf" grep -qx 'leaf 2 \[prog+0x100\]' out.txt
+	"$gp" report utf.data -f firefox -o utf-f.json 2>/dev/null
+	status_is 0 "firefox: a name that is not UTF-8, still valid" \
+		python3 "$here/firefox-check.py" utf-f.json
 else
-	skip "speedscope checks: no python3 on this host"
+	skip "speedscope and firefox checks: no python3 on this host"
 fi
 
 # A chain through a signal handler: the trampoline (in the vDSO, which no
