@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: MIT
 /* JSON strings for the JSON writers: escaped, and valid UTF-8 always. */
-#include <stddef.h>
-
 #include "write_json.h"
 
-/* The length of the well-formed UTF-8 sequence at S (lead byte >= 0x80),
- * or 0 if it is not one (overlong forms, surrogates, beyond U+10FFFF). */
-static size_t utf8_length(const unsigned char *s)
+/* Overlong forms, surrogates and code points beyond U+10FFFF are not
+ * well-formed. */
+size_t gp_utf8_length(const unsigned char *s)
 {
 	size_t n, i;
 	unsigned long cp;
@@ -45,7 +43,7 @@ void gp_json_string(FILE *f, const char *str)
 			fprintf(f, "\\u%04x", *s++);
 		} else if (*s < 0x80) {
 			fputc(*s++, f);
-		} else if ((n = utf8_length(s)) != 0) {
+		} else if ((n = gp_utf8_length(s)) != 0) {
 			fwrite(s, 1, n, f);
 			s += n;
 		} else {

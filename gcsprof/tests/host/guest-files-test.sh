@@ -69,8 +69,14 @@ if command -v python3 >/dev/null 2>&1; then
 	show firefox.txt | head -n 6
 	check "path_a among its leaves, in the program" \
 		grep -q '^leaf [0-9]* path_a \[gcsprof-split\]$' firefox.txt
+	python3 "$here/svg-check.py" split.svg >svg.txt
+	check "the interactive SVG of a real profile" [ $? -eq 0 ]
+	if command -v node >/dev/null 2>&1; then
+		python3 "$here/svg-check.py" split.svg --search path_ --node node >svg.txt
+		check "its script on a real graph: zoom, search path_ ($(tail -n 1 svg.txt))" [ $? -eq 0 ]
+	fi
 else
-	skip "no python3 for the speedscope and Firefox Profiler checks"
+	skip "no python3 for the speedscope, Firefox Profiler and SVG checks"
 fi
 
 "$gp" inspect smash.core --sysroot "$work/root" >smash.host.txt 2>&1

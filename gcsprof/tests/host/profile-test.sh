@@ -88,8 +88,32 @@ if command -v python3 >/dev/null 2>&1; then
 	"$gp" report utf.data -f firefox -o utf-f.json 2>/dev/null
 	status_is 0 "firefox: a name that is not UTF-8, still valid" \
 		python3 "$here/firefox-check.py" utf-f.json
+	# The interactive SVG: valid XML, its script inline, frames where
+	# their shares put them; the script itself run under node when there
+	# is one: zoom, search (nested matches counted once), details, reset.
+	status_is 0 "svg: a standalone SVG with its script and controls" \
+		python3 "$here/svg-check.py" g.svg
+	check "svg: every frame drawn, one root of 3 samples" \
+		sh -c 'grep -qx "frames 6" out.txt && grep -qx "root 3" out.txt'
+	if command -v node >/dev/null 2>&1; then
+		status_is 0 "svg: the script zooms, searches, details, resets" \
+			python3 "$here/svg-check.py" g.svg --search 0x100 --node node
+		check "svg: the search's share" grep -qx 'matched 66.67%' out.txt
+		status_is 0 "svg: a search whose matches nest" \
+			python3 "$here/svg-check.py" g.svg --search prog --node node
+		check "svg: nested matches counted once" grep -qx 'matched 100.00%' out.txt
+	else
+		skip "svg script checks: no node on this host"
+	fi
+	"$gp" report utf.data -f svg --per-thread -o utf.svg 2>/dev/null
+	status_is 0 "svg: a name that is not UTF-8, still valid XML" \
+		python3 "$here/svg-check.py" utf.svg
+	status_is 0 "svg per thread" "$gp" report good.data -f svg --per-thread -o t.svg
+	status_is 0 "svg per thread: valid" python3 "$here/svg-check.py" t.svg
+	check "svg per thread: the threads above the root" \
+		sh -c 'grep -q "data-d=\"1\"><title>worker (1 samples" t.svg'
 else
-	skip "speedscope and firefox checks: no python3 on this host"
+	skip "speedscope, firefox and svg checks: no python3 on this host"
 fi
 
 # A chain through a signal handler: the trampoline (in the vDSO, which no
