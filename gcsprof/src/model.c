@@ -398,7 +398,7 @@ size_t gp_sample_stack(const struct gp_model *m, const struct gp_sample *s, int 
 
 struct thread_key {
 	int tid, pid;
-	size_t first;
+	size_t last;
 };
 
 static int by_thread(const void *a, const void *b)
@@ -410,7 +410,7 @@ static int by_thread(const void *a, const void *b)
 	return (x->pid > y->pid) - (x->pid < y->pid);
 }
 
-size_t gp_model_threads(const struct gp_model *m, size_t **first)
+size_t gp_model_threads(const struct gp_model *m, size_t **last)
 {
 	struct gp_map seen = { 0 };
 	struct thread_key *k = calloc(m->nsamples + 1, sizeof(*k));
@@ -421,22 +421,59 @@ size_t gp_model_threads(const struct gp_model *m, size_t **first)
 	for (i = 0; i < m->nsamples; i++) {
 		const struct gp_sample *s = &m->samples[i];
 
-		if (gp_map_get(&seen, (uint32_t)s->pid, (uint32_t)s->tid, 0))
+		uint64_t at = gp_map_get(&seen, (uint32_t)s->pid, (uint32_t)s->tid, 0);
+
+		if (at) {
+			k[at - 1].last = i;   /* a thread may rename itself */
 			continue;
-		if (gp_map_put(&seen, (uint32_t)s->pid, (uint32_t)s->tid, 0, i + 1) != 0)
+		}
+		if (gp_map_put(&seen, (uint32_t)s->pid, (uint32_t)s->tid, 0, n + 1) != 0)
 			goto nomem;
 		k[n++] = (struct thread_key){ s->tid, s->pid, i };
 	}
 	qsort(k, n, sizeof(*k), by_thread);
 	for (i = 0; i < n; i++)
-		v[i] = k[i].first;
+		v[i] = k[i].last;
 	gp_map_free(&seen);
 	free(k);
-	*first = v;
+	*last = v;
 	return n;
 nomem:
 	gp_map_free(&seen);
 	free(k);
 	free(v);
 	return (size_t)-1;
+}
+
+struct timed {
+	uint64_t time_ns;
+	size_t index;
+};
+
+static int by_time(const void *a, const void *b)
+{
+	const struct timed *x = a, *y = b;
+
+	if (x->time_ns != y->time_ns)
+		return x->time_ns < y->time_ns ? -1 : 1;
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+size_t *gp_model_by_time(const struct gp_model *m)
+{
+	struct timed *t = calloc(m->nsamples + 1, sizeof(*t));
+	size_t *v = calloc(m->nsamples + 1, sizeof(*v)), i;
+
+	if (!t || !v) {
+		free(t);
+		free(v);
+		return NULL;
+	}
+	for (i = 0; i < m->nsamples; i++)
+		t[i] = (struct timed){ m->samples[i].time_ns, i };
+	qsort(t, m->nsamples, sizeof(*t), by_time);
+	for (i = 0; i < m->nsamples; i++)
+		v[i] = t[i].index;
+	free(t);
+	return v;
 }

@@ -165,11 +165,17 @@ int gp_write_svg(const struct gp_model *m, struct gp_out *out, const struct gp_r
 int gp_write_speedscope(const struct gp_model *m, struct gp_out *out, const struct gp_report_opts *o);
 int gp_write_firefox(const struct gp_model *m, struct gp_out *out, const struct gp_report_opts *o);
 
-/* The threads of the model, by tid: the index of each one's first sample,
- * in order of tid. *FIRST gets a malloc'd array; returns the count, or
- * (size_t)-1 for out of memory. Writers that make one view per thread
- * use it. */
-size_t gp_model_threads(const struct gp_model *m, size_t **first);
+/* The threads of the model, in order of tid: the index of each one's last
+ * sample, which has its latest name (threads name themselves after they
+ * start). *LAST gets a malloc'd array; returns the count, or (size_t)-1
+ * for out of memory. Writers that make one view per thread use it. */
+size_t gp_model_threads(const struct gp_model *m, size_t **last);
+
+/* The indexes of the samples in order of time (the file's order where
+ * times are equal), for the writers with a timeline: the recorder sorts
+ * each batch it drains, but a file promises no order. A malloc'd array,
+ * or NULL for out of memory. */
+size_t *gp_model_by_time(const struct gp_model *m);
 
 /*
  * The frames of sample S as function ids, root first, one per

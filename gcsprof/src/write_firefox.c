@@ -134,7 +134,7 @@ static long stack_index(struct thread_tables *t, long prefix, long frame)
 	return (long)t->nstacks - 1;
 }
 
-/* The tables of the thread whose first sample is T: each of its samples'
+/* The tables of the thread of sample T: each of its samples'
  * stacks, root first, inlined functions above the one they are in. */
 static int build_thread(const struct gp_model *m, const struct gp_sample *t,
 			struct thread_tables *tt)
@@ -170,7 +170,7 @@ static int build_thread(const struct gp_model *m, const struct gp_sample *t,
 }
 
 static void write_thread(const struct gp_model *m, FILE *f, const struct gp_sample *t,
-			 const struct thread_tables *tt)
+			 const struct thread_tables *tt, const size_t *order)
 {
 	size_t i, n = 0;
 
@@ -184,15 +184,15 @@ static void write_thread(const struct gp_model *m, FILE *f, const struct gp_samp
 	      "\"category\":4,\"data\":5},\"data\":[]},\n", f);
 	fputs("\"samples\":{\"schema\":{\"stack\":0,\"time\":1,\"eventDelay\":2},\"data\":[", f);
 	for (i = 0; i < m->nsamples; i++) {
-		const struct gp_sample *s = &m->samples[i];
+		const struct gp_sample *s = &m->samples[order[i]];
 
 		if (s->tid != t->tid || s->pid != t->pid)
 			continue;
 		fputs(n++ ? ",\n[" : "\n[", f);
-		if (tt->sample_stack[i] < 0)
+		if (tt->sample_stack[order[i]] < 0)
 			fputs("null", f);
 		else
-			fprintf(f, "%ld", tt->sample_stack[i]);
+			fprintf(f, "%ld", tt->sample_stack[order[i]]);
 		fprintf(f, ",%.6f,0]", (double)s->time_ns / 1e6);
 	}
 	fputs("]},\n\"frameTable\":{\"schema\":{\"location\":0,\"relevantForJS\":1,"
@@ -239,28 +239,35 @@ static void write_meta(const struct gp_model *m, FILE *f)
 int gp_write_firefox(const struct gp_model *m, struct gp_out *out, const struct gp_report_opts *o)
 {
 	FILE *f = out->fp;
-	size_t *first, n, i;
+	size_t *last, *order, n, i;
+	int ret = 0;
 
 	(void)o;   /* one thread per thread, always */
-	n = gp_model_threads(m, &first);
+	n = gp_model_threads(m, &last);
 	if (n == (size_t)-1)
 		return gp_error(GP_EXIT_SYSTEM, "out of memory");
+	order = gp_model_by_time(m);
+	if (!order) {
+		free(last);
+		return gp_error(GP_EXIT_SYSTEM, "out of memory");
+	}
 	write_meta(m, f);
 	fputs("\"threads\":[", f);
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && !ret; i++) {
 		struct thread_tables tt;
 
 		memset(&tt, 0, sizeof(tt));
-		if (build_thread(m, &m->samples[first[i]], &tt) != 0) {
-			tables_free(&tt);
-			free(first);
-			return gp_error(GP_EXIT_SYSTEM, "out of memory");
+		if (build_thread(m, &m->samples[last[i]], &tt) != 0) {
+			ret = gp_error(GP_EXIT_SYSTEM, "out of memory");
+		} else {
+			fputs(i ? ",\n" : "\n", f);
+			write_thread(m, f, &m->samples[last[i]], &tt, order);
 		}
-		fputs(i ? ",\n" : "\n", f);
-		write_thread(m, f, &m->samples[first[i]], &tt);
 		tables_free(&tt);
 	}
-	fputs("]}\n", f);
-	free(first);
-	return 0;
+	if (!ret)
+		fputs("]}\n", f);
+	free(order);
+	free(last);
+	return ret;
 }

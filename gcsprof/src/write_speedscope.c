@@ -3,8 +3,8 @@
  * speedscope's JSON file format (https://www.speedscope.app, its
  * file-format-spec.ts): the functions once, as shared frames (frame i is
  * function i + 1), then one "sampled" profile per thread, named by thread
- * name and tid, whose samples are root-first lists of frames in the order
- * they were taken, each weighing its share of time in nanoseconds. Always
+ * name and tid, whose samples are root-first lists of frames in order of
+ * time, each weighing its share of time in nanoseconds. Always
  * one profile per thread: speedscope shows them one at a time.
  */
 #include <inttypes.h>
@@ -14,8 +14,8 @@
 #include "model.h"
 #include "write_json.h"
 
-/* Which thread (index into FIRST) each sample belongs to. */
-static size_t *thread_of_samples(const struct gp_model *m, const size_t *first, size_t nthreads)
+/* Which thread (index into LAST) each sample belongs to. */
+static size_t *thread_of_samples(const struct gp_model *m, const size_t *last, size_t nthreads)
 {
 	struct gp_map tids = { 0 };
 	size_t *v = calloc(m->nsamples + 1, sizeof(*v)), i;
@@ -23,7 +23,7 @@ static size_t *thread_of_samples(const struct gp_model *m, const size_t *first, 
 	if (!v)
 		return NULL;
 	for (i = 0; i < nthreads; i++) {
-		const struct gp_sample *s = &m->samples[first[i]];
+		const struct gp_sample *s = &m->samples[last[i]];
 
 		if (gp_map_put(&tids, (uint32_t)s->pid, (uint32_t)s->tid, 0, i + 1) != 0)
 			goto nomem;
@@ -59,7 +59,7 @@ static void write_frames(const struct gp_model *m, FILE *f)
 
 /* Thread T's profile: its samples, then their weights. */
 static int write_profile(const struct gp_model *m, FILE *f, const struct gp_sample *t,
-			 const size_t *thread, size_t ti)
+			 const size_t *thread, size_t ti, const size_t *order)
 {
 	uint64_t total = 0;
 	size_t i, j, n = 0;
@@ -77,12 +77,13 @@ static int write_profile(const struct gp_model *m, FILE *f, const struct gp_samp
 		   ",\n\"samples\":[",
 		total);
 	for (i = 0; i < m->nsamples; i++) {
+		const struct gp_sample *s = &m->samples[order[i]];
 		uint64_t *ids;
 		size_t k;
 
-		if (thread[i] != ti)
+		if (thread[order[i]] != ti)
 			continue;
-		k = gp_sample_frames(m, &m->samples[i], &ids);
+		k = gp_sample_frames(m, s, &ids);
 		if (k == (size_t)-1)
 			return -1;
 		fputs(n++ ? ",\n[" : "\n[", f);
@@ -93,8 +94,9 @@ static int write_profile(const struct gp_model *m, FILE *f, const struct gp_samp
 	}
 	fputs("],\n\"weights\":[", f);
 	for (i = 0, n = 0; i < m->nsamples; i++)
-		if (thread[i] == ti)
-			fprintf(f, n++ ? ",%" PRId64 : "%" PRId64, m->samples[i].count * m->period_ns);
+		if (thread[order[i]] == ti)
+			fprintf(f, n++ ? ",%" PRId64 : "%" PRId64,
+				m->samples[order[i]].count * m->period_ns);
 	fputs("]}", f);
 	return 0;
 }
@@ -102,17 +104,18 @@ static int write_profile(const struct gp_model *m, FILE *f, const struct gp_samp
 int gp_write_speedscope(const struct gp_model *m, struct gp_out *out, const struct gp_report_opts *o)
 {
 	FILE *f = out->fp;
-	size_t *first = NULL, *thread = NULL, *count = NULL, nthreads, i, busiest = 0;
+	size_t *last = NULL, *thread = NULL, *count = NULL, *order = NULL, nthreads, i, busiest = 0;
 	char *title = NULL;
 	int ret = 0;
 
 	(void)o;   /* one profile per thread, always */
-	nthreads = gp_model_threads(m, &first);
+	nthreads = gp_model_threads(m, &last);
 	if (nthreads == (size_t)-1)
 		return gp_error(GP_EXIT_SYSTEM, "out of memory");
-	thread = thread_of_samples(m, first, nthreads);
+	thread = thread_of_samples(m, last, nthreads);
 	count = calloc(nthreads + 1, sizeof(*count));
-	if (!thread || !count || asprintf(&title, "%s (gcsprof, %s)", m->command, m->mode) < 0) {
+	order = gp_model_by_time(m);
+	if (!thread || !count || !order || asprintf(&title, "%s (gcsprof, %s)", m->command, m->mode) < 0) {
 		title = NULL;
 		ret = gp_error(GP_EXIT_SYSTEM, "out of memory");
 		goto out;
@@ -129,7 +132,7 @@ int gp_write_speedscope(const struct gp_model *m, struct gp_out *out, const stru
 	fputs("\"profiles\":[", f);
 	for (i = 0; i < nthreads; i++) {
 		fputs(i ? ",\n" : "\n", f);
-		if (write_profile(m, f, &m->samples[first[i]], thread, i) != 0) {
+		if (write_profile(m, f, &m->samples[last[i]], thread, i, order) != 0) {
 			ret = gp_error(GP_EXIT_SYSTEM, "out of memory");
 			goto out;
 		}
@@ -137,8 +140,9 @@ int gp_write_speedscope(const struct gp_model *m, struct gp_out *out, const stru
 	fputs("]}\n", f);
 out:
 	free(title);
+	free(order);
 	free(count);
 	free(thread);
-	free(first);
+	free(last);
 	return ret;
 }

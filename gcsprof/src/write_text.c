@@ -166,12 +166,12 @@ int gp_write_text(const struct gp_model *m, struct gp_out *out, const struct gp_
 	if (section(m, f, o, 0) != 0)
 		return gp_error(GP_EXIT_SYSTEM, "out of memory");
 	if (o->per_thread) {
-		size_t *first, n = gp_model_threads(m, &first);
+		size_t *last, n = gp_model_threads(m, &last);
 
 		if (n == (size_t)-1)
 			return gp_error(GP_EXIT_SYSTEM, "out of memory");
 		for (i = 0; i < n; i++) {
-			const struct gp_sample *t = &m->samples[first[i]];
+			const struct gp_sample *t = &m->samples[last[i]];
 			size_t k, cnt = 0;
 
 			for (k = 0; k < m->nsamples; k++)
@@ -180,11 +180,11 @@ int gp_write_text(const struct gp_model *m, struct gp_out *out, const struct gp_
 			fprintf(f, "\n## thread %d (%s) of process %d: %zu samples\n\n", t->tid,
 				t->thread, t->pid, cnt);
 			if (section(m, f, o, t->tid) != 0) {
-				free(first);
+				free(last);
 				return gp_error(GP_EXIT_SYSTEM, "out of memory");
 			}
 		}
-		free(first);
+		free(last);
 	}
 	return 0;
 }

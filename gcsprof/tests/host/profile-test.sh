@@ -88,6 +88,23 @@ if command -v python3 >/dev/null 2>&1; then
 	"$gp" report utf.data -f firefox -o utf-f.json 2>/dev/null
 	status_is 0 "firefox: a name that is not UTF-8, still valid" \
 		python3 "$here/firefox-check.py" utf-f.json
+	# A thread that names itself after it starts goes by its latest name.
+	sed 's/^sample 300 42 43 S 0 worker/sample 50 42 43 R 0 prog - P400300\n&/' good.data |
+		sed 's/^end 1000000 3 2/end 1000000 4 2/' >rename.data
+	"$gp" report rename.data --per-thread -o rename.txt 2>/dev/null
+	"$gp" report rename.data -f speedscope -o rename.json 2>/dev/null
+	"$gp" report rename.data -f firefox -o rename-f.json 2>/dev/null
+	check "a renamed thread by its latest name, in text, speedscope and firefox" sh -c \
+		'grep -qF "## thread 43 (worker) of process 42: 2 samples" rename.txt &&
+		 grep -qF "\"name\":\"worker (tid 43)\"" rename.json &&
+		 grep -qF "{\"name\":\"worker\"," rename-f.json'
+	# Samples out of order in the file come out in order of time.
+	sed 's/^sample 100 42 42/sample 900 42 42/' good.data >order.data
+	"$gp" report order.data -f firefox -o order.json 2>/dev/null
+	status_is 0 "firefox: samples out of order in the file, in order of time" \
+		python3 "$here/firefox-check.py" order.json
+	check "firefox: the main thread from 200 to 900 ns" \
+		grep -qx "thread main thread 42 2 0.000200 0.000900" out.txt
 	# The interactive SVG: valid XML, its script inline, frames where
 	# their shares put them; the script itself run under node when there
 	# is one: zoom, search (nested matches counted once), details, reset.
