@@ -11,11 +11,10 @@ distinct location, "NAME (in LIB)" giving the function NAME in library
 LIB) and print, per thread, "thread NAME TID SAMPLES FIRST_MS LAST_MS" and
 its heaviest leaf functions "leaf COUNT FUNCTION [LIB]", most first.
 Exit 1 with the reasons if the file does not fit."""
-import json
 import re
 import sys
 
-from jsonshape import errors
+from jsonshape import errors, load, refuse
 
 INDEX = {"type": "integer", "minimum": 0}
 NUMBER = {"type": "number"}
@@ -145,15 +144,7 @@ def thread_errors(t, i, categories, end):
 
 
 def main(argv):
-    if len(argv) != 2:
-        print("usage: firefox-check FILE", file=sys.stderr)
-        return 64
-    try:
-        with open(argv[1], encoding="utf-8") as f:
-            doc = json.load(f)
-    except (OSError, ValueError) as e:
-        print("firefox-check: not JSON: %s" % e, file=sys.stderr)
-        return 1
+    doc = load(argv, "firefox-check")
     bad = errors(doc, PROFILE)
     if not bad:
         meta = doc["meta"]
@@ -162,9 +153,7 @@ def main(argv):
             bad.append("$.meta.categories: no grey (default) category")
         for i, t in enumerate(doc["threads"]):
             bad += thread_errors(t, i, cats, meta.get("profilingEndTime"))
-    if bad:
-        for e in bad[:20]:
-            print("firefox-check: " + e, file=sys.stderr)
+    if refuse("firefox-check", bad):
         return 1
     for t in doc["threads"]:
         strings = t["stringTable"]

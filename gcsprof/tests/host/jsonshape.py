@@ -2,8 +2,11 @@
 """A small validator for the subset of JSON Schema that the format checkers
 need: type (one or a list), enum, const, required, properties,
 additionalProperties (false only), items (one schema, or a list for
-tuples), minItems, minimum, and oneOf. Python 3 standard library only, so
-that host tests need nothing from the network."""
+tuples), minItems, minimum, and oneOf; and the checkers' loading and
+refusing. Python 3 standard library only, so that host tests need nothing
+from the network."""
+import json
+import sys
 
 TYPES = {
     "object": lambda v: isinstance(v, dict),
@@ -65,3 +68,24 @@ def errors(value, schema, path="$"):
                 if len(out) > 20:
                     return out
     return out
+
+
+def load(argv, name):
+    """The JSON document named by ARGV (the checker's sys.argv): exits 64
+    for a wrong command line, 1 if the file is not JSON."""
+    if len(argv) != 2:
+        print("usage: %s FILE" % name, file=sys.stderr)
+        sys.exit(64)
+    try:
+        with open(argv[1], encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        print("%s: not JSON: %s" % (name, e), file=sys.stderr)
+        sys.exit(1)
+
+
+def refuse(name, bad):
+    """Print the first reasons in BAD; 1 if there are any, else 0."""
+    for e in bad[:20]:
+        print("%s: %s" % (name, e), file=sys.stderr)
+    return 1 if bad else 0

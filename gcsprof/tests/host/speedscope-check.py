@@ -8,10 +8,9 @@ importer assumes (samples and weights of the same length, frame indexes in
 range, endValue not before startValue). Then print, per profile, "profile
 NAME SAMPLES" and the heaviest leaf frames "leaf WEIGHT NAME", most first.
 Exit 1 with the reasons if the file does not fit."""
-import json
 import sys
 
-from jsonshape import errors
+from jsonshape import errors, load, refuse
 
 UNITS = ["none", "nanoseconds", "microseconds", "milliseconds", "seconds", "bytes"]
 
@@ -79,15 +78,7 @@ FILE = {
 
 
 def main(argv):
-    if len(argv) != 2:
-        print("usage: speedscope-check FILE", file=sys.stderr)
-        return 64
-    try:
-        with open(argv[1], encoding="utf-8") as f:
-            doc = json.load(f)
-    except (OSError, ValueError) as e:
-        print("speedscope-check: not JSON: %s" % e, file=sys.stderr)
-        return 1
+    doc = load(argv, "speedscope-check")
     bad = errors(doc, FILE)
     if not bad:
         nframes = len(doc["shared"]["frames"])
@@ -102,9 +93,7 @@ def main(argv):
                     bad.append(where + ": a frame index beyond shared.frames")
         if doc.get("activeProfileIndex", 0) >= max(1, len(doc["profiles"])):
             bad.append("$.activeProfileIndex: beyond the profiles")
-    if bad:
-        for e in bad[:20]:
-            print("speedscope-check: " + e, file=sys.stderr)
+    if refuse("speedscope-check", bad):
         return 1
     frames = doc["shared"]["frames"]
     for p in doc["profiles"]:
