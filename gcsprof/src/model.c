@@ -3,7 +3,9 @@
  * Building the model from a raw profile: each distinct (address space,
  * address, kind) becomes a Location, symbolised once through libgcswalk.
  * One symboliser per address space, over a libgcswalk target made of that
- * address space's mappings as the profile recorded them.
+ * address space's mappings as the profile recorded them. Look-ups go
+ * through the model's one map and string table (model_map.c). Then the
+ * views writers share: a sample's stack, the threads, time order.
  */
 #include <inttypes.h>
 #include <stdlib.h>

@@ -113,6 +113,16 @@ int main(int argc, char **argv)
 	tap_result(strcmp(frame_name(&m, m.samples[0].location_ids[2]),
 			  "[signal handler called]") == 0,
 		   "the signal trampoline is named for what it is");
+	{
+		size_t *last = NULL, *order, n = gp_model_threads(&m, &last);
+
+		order = gp_model_by_time(&m);
+		tap_result(n == 2 && last[0] == 3 && last[1] == 2 && order && order[0] == 0 &&
+			   order[1] == 1 && order[3] == 3,
+			   "threads by tid with their last sample; samples in order of time");
+		free(last);
+		free(order);
+	}
 	gp_model_free(&m);
 	tap_result(map_and_strings(), "the map and the string table: ids in order, growth kept");
 	tap_finish();
