@@ -74,8 +74,9 @@ static long location_string(const struct gp_model *m, struct thread_tables *t, u
 
 	if (id)
 		return (long)id - 1;
-	/* Frames named by their file already ([prog+0x10]) need no "(in)". */
-	if (mid && name[0] != '[')
+	/* Frames named by their file already ([prog+0x10]) need no "(in)",
+	 * nor do frames in no file ([vdso]): they are no library. */
+	if (mid && name[0] != '[' && m->mappings[mid - 1].file[0] != '[')
 		ok = asprintf(&s, "%s (in %s)", name, base_name(m->mappings[mid - 1].file));
 	else
 		ok = (s = strdup(name)) ? 0 : -1;

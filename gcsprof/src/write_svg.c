@@ -14,23 +14,31 @@
 struct node {
 	const char *name;          /* interned */
 	uint64_t count;
-	struct node *child, *next;
+	struct node *child, *last, *next;   /* children in order of first use */
 };
 
-static struct node *child_of(struct node *parent, const char *name)
+/* The child of PARENT named NAME, made if new; CHILDREN maps (parent,
+ * name id) to it, as a node can have thousands of children. */
+static struct node *child_of(struct gp_map *children, struct node *parent, const char *name)
 {
-	struct node *c, **tail = &parent->child;
+	uint64_t key = (uintptr_t)parent, id = gp_string_id(name);
+	struct node *c = (struct node *)(uintptr_t)gp_map_get(children, key, id, 0);
 
-	for (c = parent->child; c; c = c->next) {
-		if (c->name == name)
-			return c;
-		tail = &c->next;
-	}
+	if (c)
+		return c;
 	c = calloc(1, sizeof(*c));
-	if (c) {
-		c->name = name;
-		*tail = c;
+	if (!c)
+		return NULL;
+	if (gp_map_put(children, key, id, 0, (uintptr_t)c) != 0) {
+		free(c);
+		return NULL;
 	}
+	c->name = name;
+	if (parent->last)
+		parent->last->next = c;
+	else
+		parent->child = c;
+	parent->last = c;
 	return c;
 }
 
@@ -166,7 +174,8 @@ static void header(FILE *f, const struct gp_model *m, uint64_t total, unsigned h
 
 int gp_write_svg(const struct gp_model *m, struct gp_out *out, const struct gp_report_opts *o)
 {
-	struct node root = { "all", 0, NULL, NULL };
+	struct node root = { "all", 0, NULL, NULL, NULL };
+	struct gp_map children = { 0 };
 	unsigned height;
 	size_t i, j;
 	FILE *f = out->fp;
@@ -178,20 +187,23 @@ int gp_write_svg(const struct gp_model *m, struct gp_out *out, const struct gp_r
 
 		if (n == (size_t)-1) {
 			free_tree(root.child);
+			gp_map_free(&children);
 			return gp_error(GP_EXIT_SYSTEM, "out of memory");
 		}
 		root.count += (uint64_t)m->samples[i].count;
 		for (j = 0; j < n && cur; j++) {
-			cur = child_of(cur, names[j]);
+			cur = child_of(&children, cur, names[j]);
 			if (cur)
 				cur->count += (uint64_t)m->samples[i].count;
 		}
 		free(names);
 		if (!cur) {
 			free_tree(root.child);
+			gp_map_free(&children);
 			return gp_error(GP_EXIT_SYSTEM, "out of memory");
 		}
 	}
+	gp_map_free(&children);
 	height = depth_of(&root);
 	header(f, m, root.count, height);
 	if (root.count)
