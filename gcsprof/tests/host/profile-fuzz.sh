@@ -2,9 +2,9 @@
 # gcsprof report on hostile profiles: mutants of a valid profile (lines
 # dropped, repeated, swapped or cut; fields replaced by empty, negative,
 # overflowing, badly escaped or very long values; the file cut at random
-# bytes). Each mutant must be reported (0) or refused as bad (69) or
-# truncated (70) with one line on stderr: never a crash, a sanitizer
-# error, a hang or another status. Deterministic: the mutants come from
+# bytes). Each mutant must be reported (0), then in every format too, or
+# refused as bad (69) or truncated (70) with one line on stderr: never a
+# crash, a sanitizer error, a hang or another status. Deterministic: the mutants come from
 # fixed seeds. TAP. Usage: profile-fuzz.sh GCSPROF WORKDIR [COUNT]
 set -u
 gp=$1 work=$2 count=${3:-400}
@@ -71,7 +71,17 @@ run_one() { # run_one FILE DESCRIPTION
 	timeout 20 "$gp" report "$1" -o out.txt 2>err.txt
 	st=$?
 	case $st in
-	0) ok "$2: reported" ;;
+	0)
+		# What reports as text must report in every format.
+		for fmt in folded pprof svg speedscope firefox; do
+			timeout 20 "$gp" report "$1" -f "$fmt" -o "out.$fmt" 2>err.txt || {
+				st=$fmt
+				break
+			}
+		done
+		if [ "$st" = 0 ]; then ok "$2: reported"; else
+			not_ok "$2: reported as text, not as $st"; sed 's/^/# /' err.txt | head -n 5
+			cp "$1" "kept-$tap_n.data"; fi ;;
 	69|70)
 		if [ "$(wc -l <err.txt)" -eq 1 ]; then ok "$2: refused ($st)"; else
 			not_ok "$2: refused ($st) but not in one line"; sed 's/^/# /' err.txt | head -n 5; fi ;;
