@@ -3,7 +3,9 @@
  * Building the model from a raw profile: each distinct (address space,
  * address, kind) becomes a Location, symbolised once through libgcswalk.
  * One symboliser per address space, over a libgcswalk target made of that
- * address space's mappings as the profile recorded them.
+ * address space's mappings as the profile recorded them. Look-ups go
+ * through the model's one map and string table (model_map.c). Then the
+ * views writers share: a sample's stack, the threads, time order.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -13,111 +15,9 @@
 
 #include "model.h"
 
-/* ---- An open-addressing map from three integers to an id ------------ */
-
-struct slot {
-	uint64_t a, b, c, value;  /* value 0: empty */
-};
-
-struct map {
-	struct slot *slots;
-	size_t cap, count;
-};
-
-static uint64_t mix(uint64_t a, uint64_t b, uint64_t c)
+const char *gp_model_intern(const struct gp_model *m, const char *s)
 {
-	uint64_t h = a * 0x9e3779b97f4a7c15ULL;
-
-	h ^= b + 0x7f4a7c159e3779b9ULL + (h << 6) + (h >> 2);
-	h ^= c + 0x94d049bb133111ebULL + (h << 6) + (h >> 2);
-	h ^= h >> 31;
-	return h * 0xbf58476d1ce4e5b9ULL;
-}
-
-static uint64_t map_get(const struct map *m, uint64_t a, uint64_t b, uint64_t c)
-{
-	size_t i;
-
-	if (!m->cap)
-		return 0;
-	for (i = (size_t)mix(a, b, c) & (m->cap - 1); m->slots[i].value; i = (i + 1) & (m->cap - 1))
-		if (m->slots[i].a == a && m->slots[i].b == b && m->slots[i].c == c)
-			return m->slots[i].value;
-	return 0;
-}
-
-static int map_put(struct map *m, uint64_t a, uint64_t b, uint64_t c, uint64_t value)
-{
-	size_t i;
-
-	if ((m->count + 1) * 2 > m->cap) {
-		struct map n = { NULL, m->cap ? m->cap * 2 : 256, 0 };
-
-		n.slots = calloc(n.cap, sizeof(*n.slots));
-		if (!n.slots)
-			return -1;
-		for (i = 0; i < m->cap; i++)
-			if (m->slots[i].value)
-				(void)map_put(&n, m->slots[i].a, m->slots[i].b, m->slots[i].c,
-					      m->slots[i].value);
-		free(m->slots);
-		*m = n;
-	}
-	for (i = (size_t)mix(a, b, c) & (m->cap - 1); m->slots[i].value; i = (i + 1) & (m->cap - 1))
-		;
-	m->slots[i] = (struct slot){ a, b, c, value };
-	m->count++;
-	return 0;
-}
-
-/* ---- Interned strings ----------------------------------------------- */
-
-struct gp_strtab {
-	char **strings;
-	size_t count, cap;       /* open addressing, power of two */
-};
-
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
-const char *gp_model_intern(struct gp_model *m, const char *s)
-{
-	struct gp_strtab *t = m->strings;
-	size_t i;
-
-	if (!s)
-		s = "";
-	if ((t->count + 1) * 2 > t->cap) {
-		size_t ncap = t->cap ? t->cap * 2 : 1024, j;
-		char **n = calloc(ncap, sizeof(*n));
-
-		if (!n)
-			return NULL;
-		for (j = 0; j < t->cap; j++) {
-			if (!t->strings[j])
-				continue;
-			for (i = (size_t)hash_str(t->strings[j]) & (ncap - 1); n[i]; i = (i + 1) & (ncap - 1))
-				;
-			n[i] = t->strings[j];
-		}
-		free(t->strings);
-		t->strings = n;
-		t->cap = ncap;
-	}
-	for (i = (size_t)hash_str(s) & (t->cap - 1); t->strings[i]; i = (i + 1) & (t->cap - 1))
-		if (strcmp(t->strings[i], s) == 0)
-			return t->strings[i];
-	t->strings[i] = strdup(s);
-	if (!t->strings[i])
-		return NULL;
-	t->count++;
-	return t->strings[i];
+	return gp_strtab_intern(m->strings, s);
 }
 
 /* ---- Building ------------------------------------------------------- */
@@ -131,8 +31,8 @@ struct space {
 
 struct index {
 	const struct gp_rprofile *raw;  /* while the model is built */
-	struct map locations;    /* (asid, address, return) -> location id */
-	struct map functions;    /* (name ptr, file ptr, 0) -> function id */
+	struct gp_map locations; /* (asid, address, return) -> location id */
+	struct gp_map functions; /* (name id, file id, 0) -> function id */
 	struct space *spaces;
 	size_t nspaces;
 	const char *sysroot;
@@ -198,7 +98,7 @@ static uint64_t function_id(struct gp_model *m, const char *name, const char *sy
 
 	if (!n || !f || !sn)
 		return 0;
-	id = map_get(&ix->functions, (uintptr_t)n, (uintptr_t)f, 0);
+	id = gp_map_get(&ix->functions, gp_string_id(n), gp_string_id(f), 0);
 	if (id)
 		return id;
 	fn = gp_grow(m->functions, &m->functions_cap, m->nfunctions + 1, sizeof(*fn));
@@ -207,7 +107,7 @@ static uint64_t function_id(struct gp_model *m, const char *name, const char *sy
 	m->functions = fn;
 	m->functions[m->nfunctions] = (struct gp_function){ n, sn, f };
 	id = ++m->nfunctions;
-	if (map_put(&ix->functions, (uintptr_t)n, (uintptr_t)f, 0, id) != 0)
+	if (gp_map_put(&ix->functions, gp_string_id(n), gp_string_id(f), 0, id) != 0)
 		return 0;
 	return id;
 }
@@ -256,7 +156,7 @@ static uint64_t location_id(struct gp_model *m, unsigned asid, const struct gp_f
 	const struct gcswalk_location *loc = NULL;
 	struct gp_location *l;
 	struct space *s;
-	uint64_t id = map_get(&ix->locations, asid, f->address, (uint64_t)is_return), mid;
+	uint64_t id = gp_map_get(&ix->locations, asid, f->address, (uint64_t)is_return), mid;
 	char buf[64];
 	size_t i;
 
@@ -335,7 +235,7 @@ static uint64_t location_id(struct gp_model *m, unsigned asid, const struct gp_f
 		l->lines[l->nlines++] = (struct gp_line){ fid, 0 };
 	}
 	id = ++m->nlocations;
-	if (map_put(&ix->locations, asid, f->address, (uint64_t)is_return, id) != 0)
+	if (gp_map_put(&ix->locations, asid, f->address, (uint64_t)is_return, id) != 0)
 		return 0;
 	return id;
 }
@@ -432,8 +332,8 @@ void gp_model_free(struct gp_model *m)
 			gcswalk_target_close(ix->spaces[i].target);
 		}
 		free(ix->spaces);
-		free(ix->locations.slots);
-		free(ix->functions.slots);
+		gp_map_free(&ix->locations);
+		gp_map_free(&ix->functions);
 		free(ix);
 	}
 	for (i = 0; i < m->nlocations; i++)
@@ -441,9 +341,7 @@ void gp_model_free(struct gp_model *m)
 	for (i = 0; i < m->nsamples; i++)
 		free(m->samples[i].location_ids);
 	if (m->strings) {
-		for (i = 0; i < m->strings->cap; i++)
-			free(m->strings->strings[i]);
-		free(m->strings->strings);
+		gp_strtab_free(m->strings);
 		free(m->strings);
 	}
 	free(m->locations);
@@ -454,19 +352,16 @@ void gp_model_free(struct gp_model *m)
 	memset(m, 0, sizeof(*m));
 }
 
-size_t gp_sample_stack(const struct gp_model *m, const struct gp_sample *s, int per_thread,
-		       const char ***names)
+size_t gp_sample_frames(const struct gp_model *m, const struct gp_sample *s, uint64_t **function_ids)
 {
-	size_t n = per_thread ? 1 : 0, i, k = 0;
-	const char **v;
+	size_t n = 0, i, k = 0;
+	uint64_t *v;
 
 	for (i = 0; i < s->nlocations; i++)
 		n += m->locations[s->location_ids[i] - 1].nlines;
 	v = calloc(n + 1, sizeof(*v));
 	if (!v)
 		return (size_t)-1;
-	if (per_thread)
-		v[k++] = s->thread;
 	/* Root first: the outermost location, and within one location the
 	 * real function before the functions inlined into it. */
 	for (i = s->nlocations; i-- > 0;) {
@@ -474,8 +369,113 @@ size_t gp_sample_stack(const struct gp_model *m, const struct gp_sample *s, int 
 		size_t j;
 
 		for (j = l->nlines; j-- > 0;)
-			v[k++] = gp_model_function(m, l->lines[j].function_id)->name;
+			v[k++] = l->lines[j].function_id;
 	}
+	*function_ids = v;
+	return k;
+}
+
+size_t gp_sample_stack(const struct gp_model *m, const struct gp_sample *s, int per_thread,
+		       const char ***names)
+{
+	uint64_t *ids;
+	size_t n = gp_sample_frames(m, s, &ids), i, k = 0;
+	const char **v;
+
+	if (n == (size_t)-1)
+		return n;
+	v = calloc(n + 2, sizeof(*v));
+	if (!v) {
+		free(ids);
+		return (size_t)-1;
+	}
+	if (per_thread)
+		v[k++] = s->thread;
+	for (i = 0; i < n; i++)
+		v[k++] = gp_model_function(m, ids[i])->name;
+	free(ids);
 	*names = v;
 	return k;
+}
+
+struct thread_key {
+	int tid, pid;
+	size_t last;
+};
+
+static int by_thread(const void *a, const void *b)
+{
+	const struct thread_key *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+size_t gp_model_threads(const struct gp_model *m, size_t **last)
+{
+	struct gp_map seen = { 0 };
+	struct thread_key *k = calloc(m->nsamples + 1, sizeof(*k));
+	size_t *v = calloc(m->nsamples + 1, sizeof(*v)), n = 0, i;
+
+	if (!k || !v)
+		goto nomem;
+	for (i = 0; i < m->nsamples; i++) {
+		const struct gp_sample *s = &m->samples[i];
+
+		uint64_t at = gp_map_get(&seen, (uint32_t)s->pid, (uint32_t)s->tid, 0);
+
+		if (at) {
+			k[at - 1].last = i;   /* a thread may rename itself */
+			continue;
+		}
+		if (gp_map_put(&seen, (uint32_t)s->pid, (uint32_t)s->tid, 0, n + 1) != 0)
+			goto nomem;
+		k[n++] = (struct thread_key){ s->tid, s->pid, i };
+	}
+	qsort(k, n, sizeof(*k), by_thread);
+	for (i = 0; i < n; i++)
+		v[i] = k[i].last;
+	gp_map_free(&seen);
+	free(k);
+	*last = v;
+	return n;
+nomem:
+	gp_map_free(&seen);
+	free(k);
+	free(v);
+	return (size_t)-1;
+}
+
+struct timed {
+	uint64_t time_ns;
+	size_t index;
+};
+
+static int by_time(const void *a, const void *b)
+{
+	const struct timed *x = a, *y = b;
+
+	if (x->time_ns != y->time_ns)
+		return x->time_ns < y->time_ns ? -1 : 1;
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+size_t *gp_model_by_time(const struct gp_model *m)
+{
+	struct timed *t = calloc(m->nsamples + 1, sizeof(*t));
+	size_t *v = calloc(m->nsamples + 1, sizeof(*v)), i;
+
+	if (!t || !v) {
+		free(t);
+		free(v);
+		return NULL;
+	}
+	for (i = 0; i < m->nsamples; i++)
+		t[i] = (struct timed){ m->samples[i].time_ns, i };
+	qsort(t, m->nsamples, sizeof(*t), by_time);
+	for (i = 0; i < m->nsamples; i++)
+		v[i] = t[i].index;
+	free(t);
+	return v;
 }

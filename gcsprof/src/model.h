@@ -52,7 +52,42 @@ struct gp_sample {
 	int fallback;
 };
 
-struct gp_strtab;
+/*
+ * The one hash map (model_map.c): keys of three words to a non-zero
+ * value. The model's index and the writers that merge things (stacks,
+ * threads) use it.
+ */
+struct gp_map_slot {
+	uint64_t hash, a, b, c, value;   /* value 0: empty */
+};
+
+struct gp_map {
+	struct gp_map_slot *slots;
+	size_t cap, count;               /* cap: 0 or a power of two */
+};
+
+/* The value of key (A, B, C), 0 if none. */
+uint64_t gp_map_get(const struct gp_map *m, uint64_t a, uint64_t b, uint64_t c);
+/* Set key (A, B, C) to VALUE (not 0). Returns 0, or -1 for out of memory. */
+int gp_map_put(struct gp_map *m, uint64_t a, uint64_t b, uint64_t c, uint64_t value);
+void gp_map_free(struct gp_map *m);
+
+/*
+ * The one string table: every name in the model, interned once and
+ * numbered in order of first use from 0, which is "". TEXT[id] is the
+ * string of an id; gp_string_id gives the id of an interned string.
+ */
+struct gp_strtab {
+	char **text;
+	size_t n, cap;
+	struct gp_map map;               /* text -> id + 1 */
+};
+
+/* Intern S (NULL is ""); NULL for out of memory. */
+const char *gp_strtab_intern(struct gp_strtab *t, const char *s);
+/* The id of INTERNED, which must come from gp_strtab_intern. */
+size_t gp_string_id(const char *interned);
+void gp_strtab_free(struct gp_strtab *t);
 
 /* Samples not taken, by reason (the recorder's "lost" records). */
 struct gp_lost {
@@ -86,8 +121,10 @@ struct gp_model {
 	size_t nsamples;
 	int64_t period_ns;         /* 1e9 / hz */
 	uint64_t total;            /* sum of sample counts */
+	/* Every string above, and the writers' own (pprof's value types,
+	 * label keys): a writer may add to it through a const model. */
 	struct gp_strtab *strings;
-	void *index;               /* private: lookup tables */
+	void *index;               /* private: the builder's look-ups */
 };
 
 /*
@@ -102,8 +139,9 @@ void gp_model_free(struct gp_model *m);
  * (under SYSROOT, if not NULL) or differ from the recorded ones. */
 void gp_model_check_files(const struct gp_model *m, const char *sysroot);
 
-/* Intern a string in the model (NULL for out of memory). */
-const char *gp_model_intern(struct gp_model *m, const char *s);
+/* Intern a string in the model's table (NULL for out of memory). Writers
+ * may: the table grows, the model's facts do not change. */
+const char *gp_model_intern(const struct gp_model *m, const char *s);
 
 /* The outermost (real) function of a location's line I, for writers that
  * show one name per frame: names of a location from the innermost
@@ -124,6 +162,28 @@ int gp_write_text(const struct gp_model *m, struct gp_out *out, const struct gp_
 int gp_write_folded(const struct gp_model *m, struct gp_out *out, const struct gp_report_opts *o);
 int gp_write_pprof(const struct gp_model *m, struct gp_out *out, const struct gp_report_opts *o);
 int gp_write_svg(const struct gp_model *m, struct gp_out *out, const struct gp_report_opts *o);
+int gp_write_speedscope(const struct gp_model *m, struct gp_out *out, const struct gp_report_opts *o);
+int gp_write_firefox(const struct gp_model *m, struct gp_out *out, const struct gp_report_opts *o);
+
+/* The threads of the model, in order of tid: the index of each one's last
+ * sample, which has its latest name (threads name themselves after they
+ * start). *LAST gets a malloc'd array; returns the count, or (size_t)-1
+ * for out of memory. Writers that make one view per thread use it. */
+size_t gp_model_threads(const struct gp_model *m, size_t **last);
+
+/* The indexes of the samples in order of time (the file's order where
+ * times are equal), for the writers with a timeline: the recorder sorts
+ * each batch it drains, but a file promises no order. A malloc'd array,
+ * or NULL for out of memory. */
+size_t *gp_model_by_time(const struct gp_model *m);
+
+/*
+ * The frames of sample S as function ids, root first, one per
+ * source-level frame (inlined ones included): *FUNCTION_IDS gets a
+ * malloc'd array the caller frees. Returns the count, or (size_t)-1 for
+ * out of memory.
+ */
+size_t gp_sample_frames(const struct gp_model *m, const struct gp_sample *s, uint64_t **function_ids);
 
 /*
  * The frames of sample S as names, root first, one per source-level frame

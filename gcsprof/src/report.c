@@ -24,6 +24,8 @@ static const struct writer {
 	{ "folded", gp_write_folded },
 	{ "pprof", gp_write_pprof },
 	{ "svg", gp_write_svg },
+	{ "speedscope", gp_write_speedscope },
+	{ "firefox", gp_write_firefox },
 	{ NULL, NULL },
 };
 
@@ -108,7 +110,8 @@ done:
 const struct gp_command gp_cmd_report = {
 	.name = "report",
 	.synopsis = "[FILE] [--format FORMAT] [-o OUT] [--sysroot DIR] [--per-thread]",
-	.summary = "symbolise a profile and write top functions, folded stacks, pprof or SVG",
+	.summary = "symbolise a profile and write top functions, folded stacks, pprof, SVG, "
+		   "speedscope or Firefox Profiler JSON",
 	.options = report_options,
 	.noptions = sizeof(report_options) / sizeof(report_options[0]),
 	.min_args = 0,

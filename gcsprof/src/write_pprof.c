@@ -4,7 +4,8 @@
  * through protobuf-c), gzip-compressed with zlib, as `go tool pprof` and
  * continuous-profiling back ends read it. Two values per sample: samples
  * (count) and cpu or wall time (nanoseconds, count x period). Labels carry
- * the thread name, tid, pid and thread state.
+ * the thread name, tid, pid and thread state; with --per-thread each stack
+ * also gets its thread as the root frame, as folded stacks do.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -24,60 +25,290 @@ typedef Perftools__Profiles__Mapping Mapping;
 typedef Perftools__Profiles__Label Label;
 typedef Perftools__Profiles__ValueType ValueType;
 
-/* The string table: interned model strings get indexes on first use. */
-struct strings {
-	char **v;
-	size_t n, cap;
-	const char **keys;     /* open addressing by pointer */
-	size_t *ids;
-	size_t kcap;
+/*
+ * The message under construction: protobuf-c structs pointing into arrays
+ * that the builders fill, one builder per part of the Profile, all freed
+ * by pprof_free. Strings are the model's own table, whose ids are
+ * pprof's string indexes (0 is "").
+ */
+struct pprof {
+	const struct gp_model *m;
+	int per_thread;
+	Profile p;
+	ValueType vt[2], *vtp[2], period;
+	int64_t k_thread, k_tid, k_pid, k_state;   /* label keys */
+	int64_t states[128];                       /* a thread state's string */
+	/* --per-thread: one root function and location per thread name,
+	 * after the model's own (ids nfunctions + k, nlocations + k). */
+	struct gp_map roots;      /* thread name id -> k */
+	const char **root_names;
+	size_t nroots, roots_cap;
+	Function *fns, **fnp;
+	Location *locs, **locp;
+	Line *lines, **linep;
+	Mapping *maps, **mapp;
+	Sample *samples, **sp;
+	Label *labels, **lp;
+	int64_t *values;
+	uint64_t *stacks;         /* the samples' location ids */
 };
 
-static int64_t str_id(struct strings *s, const char *str)
+enum { NLABELS = 4 };
+
+static int64_t sid(const struct pprof *b, const char *s)
 {
-	size_t h, i;
+	const char *in = gp_model_intern(b->m, s);
 
-	if (!str || !*str)
+	return in ? (int64_t)gp_string_id(in) : -1;
+}
+
+/* The value types, the period and the label keys. */
+static int build_strings(struct pprof *b)
+{
+	const int is_wall = strcmp(b->m->mode, "wall") == 0;
+
+	b->vt[0].type = sid(b, "samples");
+	b->vt[0].unit = sid(b, "count");
+	b->vt[1].type = sid(b, is_wall ? "wall" : "cpu");
+	b->vt[1].unit = sid(b, "nanoseconds");
+	b->k_thread = sid(b, "thread");
+	b->k_tid = sid(b, "tid");
+	b->k_pid = sid(b, "pid");
+	b->k_state = sid(b, "state");
+	if (b->vt[0].type < 0 || b->vt[0].unit < 0 || b->vt[1].type < 0 || b->vt[1].unit < 0 ||
+	    b->k_thread < 0 || b->k_tid < 0 || b->k_pid < 0 || b->k_state < 0)
+		return -1;
+	b->period.type = b->vt[1].type;
+	b->period.unit = b->vt[1].unit;
+	b->vtp[0] = &b->vt[0];
+	b->vtp[1] = &b->vt[1];
+	b->p.n_sample_type = 2;
+	b->p.sample_type = b->vtp;
+	b->p.period_type = &b->period;
+	b->p.period = b->m->period_ns;
+	b->p.duration_nanos = (int64_t)b->m->duration_ns;
+	return 0;
+}
+
+/* With --per-thread, the distinct thread names, as roots. */
+static int build_thread_roots(struct pprof *b)
+{
+	size_t i;
+
+	if (!b->per_thread)
 		return 0;
-	if ((s->n + 1) * 2 > s->kcap) {
-		size_t ncap = s->kcap ? s->kcap * 2 : 1024, j;
-		const char **nk = calloc(ncap, sizeof(*nk));
-		size_t *ni = calloc(ncap, sizeof(*ni));
+	for (i = 0; i < b->m->nsamples; i++) {
+		const char *t = b->m->samples[i].thread;
+		const char **v;
 
-		if (!nk || !ni) {
-			free(nk);
-			free(ni);
+		if (gp_map_get(&b->roots, gp_string_id(t), 0, 0))
+			continue;
+		v = gp_grow(b->root_names, &b->roots_cap, b->nroots + 1, sizeof(*v));
+		if (!v)
 			return -1;
-		}
-		for (j = 0; j < s->kcap; j++) {
-			if (!s->keys[j])
-				continue;
-			for (h = ((uintptr_t)s->keys[j] >> 3) & (ncap - 1); nk[h]; h = (h + 1) & (ncap - 1))
-				;
-			nk[h] = s->keys[j];
-			ni[h] = s->ids[j];
-		}
-		free(s->keys);
-		free(s->ids);
-		s->keys = nk;
-		s->ids = ni;
-		s->kcap = ncap;
+		b->root_names = v;
+		b->root_names[b->nroots++] = t;
+		if (gp_map_put(&b->roots, gp_string_id(t), 0, 0, b->nroots) != 0)
+			return -1;
 	}
-	for (h = ((uintptr_t)str >> 3) & (s->kcap - 1); s->keys[h]; h = (h + 1) & (s->kcap - 1))
-		if (s->keys[h] == str)
-			return (int64_t)s->ids[h];
-	{
-		void *nv = gp_grow(s->v, &s->cap, s->n + 1, sizeof(*s->v));
+	return 0;
+}
 
-		if (!nv)
-			return -1;
-		s->v = nv;
+static int build_functions(struct pprof *b)
+{
+	const struct gp_model *m = b->m;
+	size_t i, n = m->nfunctions + b->nroots;
+
+	b->fns = calloc(n + 1, sizeof(*b->fns));
+	b->fnp = calloc(n + 1, sizeof(*b->fnp));
+	if (!b->fns || !b->fnp)
+		return -1;
+	for (i = 0; i < n; i++) {
+		Function *f = &b->fns[i];
+
+		perftools__profiles__function__init(f);
+		f->id = i + 1;
+		if (i < m->nfunctions) {
+			f->name = (int64_t)gp_string_id(m->functions[i].name);
+			f->system_name = (int64_t)gp_string_id(m->functions[i].system_name);
+			f->filename = (int64_t)gp_string_id(m->functions[i].filename);
+		} else {
+			f->name = (int64_t)gp_string_id(b->root_names[i - m->nfunctions]);
+			f->system_name = f->name;
+		}
+		b->fnp[i] = f;
 	}
-	i = s->n++;
-	s->v[i] = (char *)str;
-	s->keys[h] = str;
-	s->ids[h] = i;
-	return (int64_t)i;
+	b->p.n_function = n;
+	b->p.function = b->fnp;
+	return 0;
+}
+
+static int build_locations(struct pprof *b)
+{
+	const struct gp_model *m = b->m;
+	size_t i, j, k = 0, nlines = b->nroots, n = m->nlocations + b->nroots;
+
+	for (i = 0; i < m->nlocations; i++)
+		nlines += m->locations[i].nlines;
+	b->locs = calloc(n + 1, sizeof(*b->locs));
+	b->locp = calloc(n + 1, sizeof(*b->locp));
+	b->lines = calloc(nlines + 1, sizeof(*b->lines));
+	b->linep = calloc(nlines + 1, sizeof(*b->linep));
+	if (!b->locs || !b->locp || !b->lines || !b->linep)
+		return -1;
+	for (i = 0; i < n; i++) {
+		Location *l = &b->locs[i];
+
+		perftools__profiles__location__init(l);
+		l->id = i + 1;
+		l->line = &b->linep[k];
+		if (i < m->nlocations) {
+			const struct gp_location *ml = &m->locations[i];
+
+			l->mapping_id = ml->mapping_id;
+			l->address = ml->address;
+			for (j = 0; j < ml->nlines; j++, k++) {
+				perftools__profiles__line__init(&b->lines[k]);
+				b->lines[k].function_id = ml->lines[j].function_id;
+				b->lines[k].line = ml->lines[j].line;
+				b->linep[k] = &b->lines[k];
+			}
+			l->n_line = ml->nlines;
+		} else {
+			/* A thread's root: no address, its own function. */
+			perftools__profiles__line__init(&b->lines[k]);
+			b->lines[k].function_id = m->nfunctions + (i - m->nlocations) + 1;
+			b->linep[k] = &b->lines[k];
+			k++;
+			l->n_line = 1;
+		}
+		b->locp[i] = l;
+	}
+	b->p.n_location = n;
+	b->p.location = b->locp;
+	return 0;
+}
+
+static int build_mappings(struct pprof *b)
+{
+	const struct gp_model *m = b->m;
+	size_t i;
+
+	b->maps = calloc(m->nmappings + 1, sizeof(*b->maps));
+	b->mapp = calloc(m->nmappings + 1, sizeof(*b->mapp));
+	if (!b->maps || !b->mapp)
+		return -1;
+	for (i = 0; i < m->nmappings; i++) {
+		const struct gp_mapping *mm = &m->mappings[i];
+		Mapping *p = &b->maps[i];
+
+		perftools__profiles__mapping__init(p);
+		p->id = i + 1;
+		p->memory_start = mm->start;
+		p->memory_limit = mm->limit;
+		p->file_offset = mm->offset;
+		p->filename = (int64_t)gp_string_id(mm->file);
+		p->build_id = (int64_t)gp_string_id(mm->build_id);
+		p->has_functions = mm->has_functions;
+		p->has_filenames = mm->has_functions;
+		p->has_line_numbers = mm->has_functions;
+		p->has_inline_frames = mm->has_functions;
+		b->mapp[i] = p;
+	}
+	b->p.n_mapping = m->nmappings;
+	b->p.mapping = b->mapp;
+	return 0;
+}
+
+/* The string of a thread state letter, once per letter. */
+static int64_t state_id(struct pprof *b, char state)
+{
+	unsigned char c = (unsigned char)state;
+	char name[2] = { (char)c, 0 };
+
+	if (c >= 128 || c < ' ')
+		c = '?', name[0] = '?';
+	if (!b->states[c])
+		b->states[c] = sid(b, name);
+	return b->states[c];
+}
+
+/* One pprof sample per model sample: its stack (with the thread's root
+ * last, outermost, with --per-thread), its two values, its labels. */
+static int build_samples(struct pprof *b)
+{
+	const struct gp_model *m = b->m;
+	size_t i, nstack = 0, k = 0;
+
+	for (i = 0; i < m->nsamples; i++)
+		nstack += m->samples[i].nlocations + (b->per_thread ? 1 : 0);
+	b->samples = calloc(m->nsamples + 1, sizeof(*b->samples));
+	b->sp = calloc(m->nsamples + 1, sizeof(*b->sp));
+	b->labels = calloc(NLABELS * m->nsamples + 1, sizeof(*b->labels));
+	b->lp = calloc(NLABELS * m->nsamples + 1, sizeof(*b->lp));
+	b->values = calloc(2 * m->nsamples + 1, sizeof(*b->values));
+	b->stacks = calloc(nstack + 1, sizeof(*b->stacks));
+	if (!b->samples || !b->sp || !b->labels || !b->lp || !b->values || !b->stacks)
+		return -1;
+	for (i = 0; i < m->nsamples; i++) {
+		const struct gp_sample *s = &m->samples[i];
+		Sample *p = &b->samples[i];
+		Label *l = &b->labels[NLABELS * i];
+		size_t j;
+
+		perftools__profiles__sample__init(p);
+		p->location_id = &b->stacks[k];
+		for (j = 0; j < s->nlocations; j++)
+			b->stacks[k++] = s->location_ids[j];
+		if (b->per_thread)
+			b->stacks[k++] = m->nlocations +
+					 gp_map_get(&b->roots, gp_string_id(s->thread), 0, 0);
+		p->n_location_id = (size_t)(&b->stacks[k] - p->location_id);
+		b->values[2 * i] = s->count;
+		b->values[2 * i + 1] = s->count * m->period_ns;
+		p->n_value = 2;
+		p->value = &b->values[2 * i];
+		for (j = 0; j < NLABELS; j++) {
+			perftools__profiles__label__init(&l[j]);
+			b->lp[NLABELS * i + j] = &l[j];
+		}
+		l[0].key = b->k_thread;
+		l[0].str = (int64_t)gp_string_id(s->thread);
+		l[1].key = b->k_tid;
+		l[1].num = s->tid;
+		l[2].key = b->k_pid;
+		l[2].num = s->pid;
+		l[3].key = b->k_state;
+		l[3].str = state_id(b, s->state);
+		if (l[3].str < 0)
+			return -1;
+		p->n_label = NLABELS;
+		p->label = &b->lp[NLABELS * i];
+		b->sp[i] = p;
+	}
+	b->p.n_sample = m->nsamples;
+	b->p.sample = b->sp;
+	return 0;
+}
+
+static void pprof_free(struct pprof *b)
+{
+	gp_map_free(&b->roots);
+	free(b->root_names);
+	free(b->fns);
+	free(b->fnp);
+	free(b->locs);
+	free(b->locp);
+	free(b->lines);
+	free(b->linep);
+	free(b->maps);
+	free(b->mapp);
+	free(b->samples);
+	free(b->sp);
+	free(b->labels);
+	free(b->lp);
+	free(b->values);
+	free(b->stacks);
 }
 
 /* Compress BUF with a gzip header and write it. */
@@ -111,210 +342,37 @@ static int write_gzip(struct gp_out *out, const uint8_t *buf, size_t len)
 
 int gp_write_pprof(const struct gp_model *m, struct gp_out *out, const struct gp_report_opts *o)
 {
-	const int is_wall = strcmp(m->mode, "wall") == 0;
-	struct gp_model *mm = (struct gp_model *)m;   /* for interning the fixed strings */
-	Profile p = PERFTOOLS__PROFILES__PROFILE__INIT;
-	ValueType vt[2] = { PERFTOOLS__PROFILES__VALUE_TYPE__INIT,
-			    PERFTOOLS__PROFILES__VALUE_TYPE__INIT };
-	ValueType period = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
-	ValueType *vtp[2] = { &vt[0], &vt[1] };
-	struct strings st = { 0 };
-	Sample *samples = NULL, **sp = NULL;
-	Label *labels = NULL, **lp = NULL;
-	int64_t *values = NULL;
-	Location *locs = NULL, **locp = NULL;
-	Line *lines = NULL;
-	Function *fns = NULL, **fnp = NULL;
-	Mapping *maps = NULL, **mapp = NULL;
+	struct pprof b;
 	uint8_t *buf = NULL;
-	size_t i, j, nlines = 0, len;
-	int ret = GP_EXIT_SYSTEM;
-	const char *k_thread, *k_tid, *k_pid, *k_state, *states[128] = { 0 };
+	size_t len;
+	int ret;
 
-	(void)o;
-	st.v = gp_grow(NULL, &st.cap, 1, sizeof(*st.v));
-	if (!st.v)
-		goto nomem;
-	st.v[st.n++] = (char *)"";         /* string_table[0] is always "" */
-	k_thread = gp_model_intern(mm, "thread");
-	k_tid = gp_model_intern(mm, "tid");
-	k_pid = gp_model_intern(mm, "pid");
-	k_state = gp_model_intern(mm, "state");
-	if (!k_thread || !k_tid || !k_pid || !k_state)
-		goto nomem;
-	vt[0].type = str_id(&st, gp_model_intern(mm, "samples"));
-	vt[0].unit = str_id(&st, gp_model_intern(mm, "count"));
-	vt[1].type = str_id(&st, gp_model_intern(mm, is_wall ? "wall" : "cpu"));
-	vt[1].unit = str_id(&st, gp_model_intern(mm, "nanoseconds"));
-	period.type = vt[1].type;
-	period.unit = vt[1].unit;
-	if (vt[0].type < 0 || vt[0].unit < 0 || vt[1].type < 0 || vt[1].unit < 0)
-		goto nomem;
-	p.n_sample_type = 2;
-	p.sample_type = vtp;
-	p.period_type = &period;
-	p.period = m->period_ns;
-	p.duration_nanos = (int64_t)m->duration_ns;
-
-	samples = calloc(m->nsamples + 1, sizeof(*samples));
-	sp = calloc(m->nsamples + 1, sizeof(*sp));
-	labels = calloc(4 * m->nsamples + 1, sizeof(*labels));
-	lp = calloc(4 * m->nsamples + 1, sizeof(*lp));
-	values = calloc(2 * m->nsamples + 1, sizeof(*values));
-	if (!samples || !sp || !labels || !lp || !values)
-		goto nomem;
-	for (i = 0; i < m->nsamples; i++) {
-		const struct gp_sample *s = &m->samples[i];
-		Label *l = &labels[4 * i];
-		char st_name[2] = { s->state, 0 };
-		unsigned char sc = (unsigned char)s->state;
-
-		perftools__profiles__sample__init(&samples[i]);
-		samples[i].n_location_id = s->nlocations;
-		samples[i].location_id = (uint64_t *)s->location_ids;
-		values[2 * i] = s->count;
-		values[2 * i + 1] = s->count * m->period_ns;
-		samples[i].n_value = 2;
-		samples[i].value = &values[2 * i];
-		for (j = 0; j < 4; j++) {
-			perftools__profiles__label__init(&l[j]);
-			lp[4 * i + j] = &l[j];
-		}
-		if (sc >= 128)
-			sc = '?';
-		if (!states[sc])
-			states[sc] = gp_model_intern(mm, st_name);
-		l[0].key = str_id(&st, k_thread);
-		l[0].str = str_id(&st, s->thread);
-		l[1].key = str_id(&st, k_tid);
-		l[1].num = s->tid;
-		l[2].key = str_id(&st, k_pid);
-		l[2].num = s->pid;
-		l[3].key = str_id(&st, k_state);
-		l[3].str = str_id(&st, states[sc]);
-		if (l[0].key < 0 || l[0].str < 0 || l[1].key < 0 || l[2].key < 0 || l[3].key < 0 ||
-		    l[3].str < 0)
-			goto nomem;
-		samples[i].n_label = 4;
-		samples[i].label = &lp[4 * i];
-		sp[i] = &samples[i];
+	memset(&b, 0, sizeof(b));
+	b.m = m;
+	b.per_thread = o->per_thread;
+	perftools__profiles__profile__init(&b.p);
+	perftools__profiles__value_type__init(&b.vt[0]);
+	perftools__profiles__value_type__init(&b.vt[1]);
+	perftools__profiles__value_type__init(&b.period);
+	if (build_strings(&b) != 0 || build_thread_roots(&b) != 0 || build_functions(&b) != 0 ||
+	    build_locations(&b) != 0 || build_mappings(&b) != 0 || build_samples(&b) != 0) {
+		ret = gp_error(GP_EXIT_SYSTEM, "out of memory");
+		goto out;
 	}
-	p.n_sample = m->nsamples;
-	p.sample = sp;
-
-	maps = calloc(m->nmappings + 1, sizeof(*maps));
-	mapp = calloc(m->nmappings + 1, sizeof(*mapp));
-	if (!maps || !mapp)
-		goto nomem;
-	for (i = 0; i < m->nmappings; i++) {
-		perftools__profiles__mapping__init(&maps[i]);
-		maps[i].id = i + 1;
-		maps[i].memory_start = m->mappings[i].start;
-		maps[i].memory_limit = m->mappings[i].limit;
-		maps[i].file_offset = m->mappings[i].offset;
-		maps[i].filename = str_id(&st, m->mappings[i].file);
-		maps[i].build_id = str_id(&st, m->mappings[i].build_id);
-		maps[i].has_functions = m->mappings[i].has_functions;
-		maps[i].has_filenames = m->mappings[i].has_functions;
-		maps[i].has_line_numbers = m->mappings[i].has_functions;
-		maps[i].has_inline_frames = m->mappings[i].has_functions;
-		if (maps[i].filename < 0 || maps[i].build_id < 0)
-			goto nomem;
-		mapp[i] = &maps[i];
-	}
-	p.n_mapping = m->nmappings;
-	p.mapping = mapp;
-
-	for (i = 0; i < m->nlocations; i++)
-		nlines += m->locations[i].nlines;
-	locs = calloc(m->nlocations + 1, sizeof(*locs));
-	locp = calloc(m->nlocations + 1, sizeof(*locp));
-	lines = calloc(nlines + 1, sizeof(*lines));
-	if (!locs || !locp || !lines)
-		goto nomem;
-	{
-		Line **linep = calloc(nlines + 1, sizeof(*linep));
-		size_t k = 0;
-
-		if (!linep)
-			goto nomem;
-		for (i = 0; i < m->nlocations; i++) {
-			const struct gp_location *l = &m->locations[i];
-
-			perftools__profiles__location__init(&locs[i]);
-			locs[i].id = i + 1;
-			locs[i].mapping_id = l->mapping_id;
-			locs[i].address = l->address;
-			locs[i].n_line = l->nlines;
-			locs[i].line = &linep[k];
-			for (j = 0; j < l->nlines; j++, k++) {
-				perftools__profiles__line__init(&lines[k]);
-				lines[k].function_id = l->lines[j].function_id;
-				lines[k].line = l->lines[j].line;
-				linep[k] = &lines[k];
-			}
-			locp[i] = &locs[i];
-		}
-		p.n_location = m->nlocations;
-		p.location = locp;
-
-		fns = calloc(m->nfunctions + 1, sizeof(*fns));
-		fnp = calloc(m->nfunctions + 1, sizeof(*fnp));
-		if (!fns || !fnp) {
-			free(linep);
-			goto nomem;
-		}
-		for (i = 0; i < m->nfunctions; i++) {
-			perftools__profiles__function__init(&fns[i]);
-			fns[i].id = i + 1;
-			fns[i].name = str_id(&st, m->functions[i].name);
-			fns[i].system_name = str_id(&st, m->functions[i].system_name);
-			fns[i].filename = str_id(&st, m->functions[i].filename);
-			if (fns[i].name < 0 || fns[i].system_name < 0 || fns[i].filename < 0) {
-				free(linep);
-				goto nomem;
-			}
-			fnp[i] = &fns[i];
-		}
-		p.n_function = m->nfunctions;
-		p.function = fnp;
-		p.n_string_table = st.n;
-		p.string_table = st.v;
-
-		len = perftools__profiles__profile__get_packed_size(&p);
-		buf = malloc(len ? len : 1);
-		if (!buf) {
-			free(linep);
-			goto nomem;
-		}
-		if (perftools__profiles__profile__pack(&p, buf) != len) {
-			free(linep);
-			ret = gp_error(GP_EXIT_SYSTEM, "protobuf-c: packing the profile failed");
-			goto out;
-		}
-		free(linep);
-	}
-	ret = write_gzip(out, buf, len);
-	goto out;
-nomem:
-	ret = gp_error(GP_EXIT_SYSTEM, "out of memory");
+	/* Last: every string the builders used is in the table by now. */
+	b.p.n_string_table = m->strings->n;
+	b.p.string_table = m->strings->text;
+	len = perftools__profiles__profile__get_packed_size(&b.p);
+	buf = malloc(len ? len : 1);
+	if (!buf)
+		ret = gp_error(GP_EXIT_SYSTEM, "out of memory");
+	else if (perftools__profiles__profile__pack(&b.p, buf) != len)
+		ret = gp_error(GP_EXIT_SYSTEM, "protobuf-c: packing the profile failed");
+	else
+		ret = write_gzip(out, buf, len);
 out:
 	free(buf);
-	free(samples);
-	free(sp);
-	free(labels);
-	free(lp);
-	free(values);
-	free(locs);
-	free(locp);
-	free(lines);
-	free(fns);
-	free(fnp);
-	free(maps);
-	free(mapp);
-	free(st.v);
-	free(st.keys);
-	free(st.ids);
+	pprof_free(&b);
 	return ret;
 }
 

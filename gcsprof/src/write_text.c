@@ -142,13 +142,6 @@ out:
 	return ret;
 }
 
-static int by_tid(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return (x > y) - (x < y);
-}
-
 int gp_write_text(const struct gp_model *m, struct gp_out *out, const struct gp_report_opts *o)
 {
 	FILE *f = out->fp;
@@ -173,35 +166,25 @@ int gp_write_text(const struct gp_model *m, struct gp_out *out, const struct gp_
 	if (section(m, f, o, 0) != 0)
 		return gp_error(GP_EXIT_SYSTEM, "out of memory");
 	if (o->per_thread) {
-		int *tids = calloc(m->nsamples + 1, sizeof(*tids));
-		size_t n = 0;
+		size_t *last, n = gp_model_threads(m, &last);
 
-		if (!tids)
+		if (n == (size_t)-1)
 			return gp_error(GP_EXIT_SYSTEM, "out of memory");
-		for (i = 0; i < m->nsamples; i++)
-			tids[n++] = m->samples[i].tid;
-		qsort(tids, n, sizeof(*tids), by_tid);
 		for (i = 0; i < n; i++) {
+			const struct gp_sample *t = &m->samples[last[i]];
 			size_t k, cnt = 0;
-			const char *name = "";
-			int pid = 0;
 
-			if (i && tids[i] == tids[i - 1])
-				continue;
 			for (k = 0; k < m->nsamples; k++)
-				if (m->samples[k].tid == tids[i]) {
+				if (m->samples[k].tid == t->tid)
 					cnt++;
-					name = m->samples[k].thread;
-					pid = m->samples[k].pid;
-				}
-			fprintf(f, "\n## thread %d (%s) of process %d: %zu samples\n\n", tids[i], name,
-				pid, cnt);
-			if (section(m, f, o, tids[i]) != 0) {
-				free(tids);
+			fprintf(f, "\n## thread %d (%s) of process %d: %zu samples\n\n", t->tid,
+				t->thread, t->pid, cnt);
+			if (section(m, f, o, t->tid) != 0) {
+				free(last);
 				return gp_error(GP_EXIT_SYSTEM, "out of memory");
 			}
 		}
-		free(tids);
+		free(last);
 	}
 	return 0;
 }

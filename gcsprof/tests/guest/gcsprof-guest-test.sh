@@ -129,6 +129,12 @@ t_threads() {
 	fi
 	status_is 0 "folded --per-thread" gcsprof report threads.data --per-thread -f folded -o threads.folded
 	check "worker-1's chains end in worker" grep -qE '^worker-1;(.*;)?worker(;| )' threads.folded
+	status_is 0 "speedscope and Firefox Profiler files" sh -c 'gcsprof report threads.data -f speedscope \
+		-o threads.speedscope.json && gcsprof report threads.data -f firefox -o threads.firefox.json'
+	# shellcheck disable=SC2016 # the inner shell expands it
+	check "each worker a speedscope profile and a Firefox Profiler thread, by name" sh -c 'for w in \
+		worker-1 worker-2 worker-3; do grep -q "\"name\":\"$w (tid [0-9]*)\"" threads.speedscope.json &&
+		grep -q "{\"name\":\"$w\"," threads.firefox.json || exit 1; done'
 	# A CPU profile's samples stand for CPU time: with 16 busy threads on
 	# the guest's CPUs, as many as the CPU time used at -F 99, not one per
 	# thread per tick for waiting its turn.

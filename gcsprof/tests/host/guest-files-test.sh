@@ -7,6 +7,7 @@
 set -u
 vm_run=$1 stage=$2 gp=$3 work=$4 pprof_check=${5:-}
 . "$(dirname "$0")/../../../tests/tap.sh"
+here=$(cd "$(dirname "$0")" && pwd)
 
 if [ ! -x "$stage/bin/gcsprof" ]; then
 	echo "1..0 # SKIP no arm64 build in $stage (scripts/build makes it)"
@@ -40,11 +41,11 @@ check "without a warning about missing files" sh -c '! grep -q "not on this mach
 check "the same folded stacks as in the guest" cmp -s split.archive.folded split.guest.folded
 "$gp" report split.data --sysroot "$work/root" -f pprof -o split.pb.gz
 check "pprof on the host" [ $? -eq 0 ]
+self_top=$(grep -E '^ +[0-9.]+% +[0-9.]+% ' split.host.txt | sort -k1,1 -rn | head -n 1 |
+	awk '{print $4}')
 if [ -n "$pprof_check" ]; then
 	"$pprof_check" split.pb.gz >pprof-check.txt
 	check "the pprof output is a valid Profile" [ $? -eq 0 ]
-	self_top=$(grep -E '^ +[0-9.]+% +[0-9.]+% ' split.host.txt | sort -k1,1 -rn | head -n 1 |
-		awk '{print $4}')
 	check "pprof's top function by self is the text report's ($self_top)" \
 		[ "$(head -n 1 pprof-check.txt | cut -d' ' -f2)" = "$self_top" ]
 fi
@@ -56,6 +57,31 @@ else
 fi
 "$gp" report split.data --sysroot "$work/root" -f svg -o split.svg
 check "svg on the host" grep -q path_a split.svg
+if command -v python3 >/dev/null 2>&1; then
+	"$gp" report split.data --sysroot "$work/root" -f speedscope -o split.speedscope.json
+	python3 "$here/speedscope-check.py" split.speedscope.json >speedscope.txt
+	check "speedscope of a real profile: valid by its schema" [ $? -eq 0 ]
+	show speedscope.txt | head -n 6
+	check "its heaviest leaf is the text report's top function by self ($self_top)" \
+		[ "$(sed -n 2p speedscope.txt | cut -d' ' -f3)" = "$self_top" ]
+	"$gp" report split.data --sysroot "$work/root" -f firefox -o split.firefox.json
+	python3 "$here/firefox-check.py" split.firefox.json >firefox.txt
+	check "Firefox Profiler format of a real profile: what its importer needs" [ $? -eq 0 ]
+	show firefox.txt | head -n 6
+	check "its heaviest leaf the same, in the program" \
+		[ "$(sed -n 2p firefox.txt | cut -d' ' -f3-)" = "$self_top [gcsprof-split]" ]
+	# shellcheck disable=SC2016 # an awk program
+	check "its samples on the timeline, within the recording" \
+		awk '/^thread / { exit !($5 > 0 && $6 > $5) }' firefox.txt
+	python3 "$here/svg-check.py" split.svg >svg.txt
+	check "the interactive SVG of a real profile" [ $? -eq 0 ]
+	if command -v node >/dev/null 2>&1; then
+		python3 "$here/svg-check.py" split.svg --search path_ --node node >svg.txt
+		check "its script on a real graph: zoom, search path_ ($(tail -n 1 svg.txt))" [ $? -eq 0 ]
+	fi
+else
+	skip "no python3 for the speedscope, Firefox Profiler and SVG checks"
+fi
 
 "$gp" inspect smash.core --sysroot "$work/root" >smash.host.txt 2>&1
 check "inspect on the host" [ $? -eq 0 ]

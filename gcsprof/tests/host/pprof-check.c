@@ -3,7 +3,8 @@
  * pprof-check FILE: read a gzipped perftools.profiles.Profile, check that
  * its ids and string indexes are consistent, and print the functions by
  * flat (self) sample count, "count name" per line, most first: what
- * `go tool pprof -top` would list, for hosts without Go.
+ * `go tool pprof -top` would list, for hosts without Go. With --roots,
+ * the outermost frames instead (the threads, with report --per-thread).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,10 +40,13 @@ int main(int argc, char **argv)
 	size_t len = 0, cap = 0, i, j;
 	struct row *rows;
 	gzFile gz;
-	int n;
+	int n, roots = 0;
 
-	if (argc != 2)
-		return fail("usage: pprof-check FILE");
+	if (argc == 3 && strcmp(argv[1], "--roots") == 0) {
+		roots = 1;
+		argv++;
+	} else if (argc != 2)
+		return fail("usage: pprof-check [--roots] FILE");
 	gz = gzopen(argv[1], "rb");
 	if (!gz)
 		return fail("cannot open the file");
@@ -101,7 +105,10 @@ int main(int argc, char **argv)
 			continue;
 		if (s->location_id[0] == 0 || s->location_id[0] > p->n_location)
 			return fail("bad location id in a sample");
-		l = p->location[s->location_id[0] - 1];
+		if (s->location_id[s->n_location_id - 1] == 0 ||
+		    s->location_id[s->n_location_id - 1] > p->n_location)
+			return fail("bad location id in a sample");
+		l = p->location[s->location_id[roots ? s->n_location_id - 1 : 0] - 1];
 		if (l->n_line)
 			rows[l->line[0]->function_id - 1].count += s->value[0];
 	}

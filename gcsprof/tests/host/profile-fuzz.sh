@@ -2,10 +2,10 @@
 # gcsprof report on hostile profiles: mutants of a valid profile (lines
 # dropped, repeated, swapped or cut; fields replaced by empty, negative,
 # overflowing, badly escaped or very long values; the file cut at random
-# bytes). Each mutant must be reported (0), refused as bad (69) with one
-# line on stderr, or reported as far as it goes as truncated (70), saying
-# so in one line: never a crash, a sanitizer error, a hang or another
-# status. Deterministic: the mutants come from
+# bytes). Each mutant must be reported (0), then in every format too,
+# refused as bad (69) with one line on stderr, or reported as far as it
+# goes as truncated (70), saying so in one line: never a crash, a
+# sanitizer error, a hang or another status. Deterministic: the mutants come from
 # fixed seeds. TAP. Usage: profile-fuzz.sh GCSPROF WORKDIR [COUNT]
 set -u
 gp=$1 work=$2 count=${3:-400}
@@ -72,7 +72,17 @@ run_one() { # run_one FILE DESCRIPTION
 	timeout 20 "$gp" report "$1" -o out.txt 2>err.txt
 	st=$?
 	case $st in
-	0) ok "$2: reported" ;;
+	0)
+		# What reports as text must report in every format.
+		for fmt in folded pprof svg speedscope firefox; do
+			timeout 20 "$gp" report "$1" -f "$fmt" -o "out.$fmt" 2>err.txt || {
+				st=$fmt
+				break
+			}
+		done
+		if [ "$st" = 0 ]; then ok "$2: reported"; else
+			not_ok "$2: reported as text, not as $st"; sed 's/^/# /' err.txt | head -n 5
+			cp "$1" "kept-$tap_n.data"; fi ;;
 	69)
 		if [ "$(wc -l <err.txt)" -eq 1 ]; then ok "$2: refused ($st)"; else
 			not_ok "$2: refused ($st) but not in one line"; sed 's/^/# /' err.txt | head -n 5; fi ;;
@@ -81,7 +91,14 @@ run_one() { # run_one FILE DESCRIPTION
 		# report's own warnings may follow).
 		if [ "$(grep -c 'truncated profile' err.txt)" -eq 1 ] &&
 			[ "$(grep -vc 'truncated profile\|: warning: ' err.txt)" -eq 0 ]; then
-			ok "$2: truncated, reported ($st)"
+			# And what it holds reports in every format too.
+			for fmt in folded pprof svg speedscope firefox; do
+				timeout 20 "$gp" report "$1" -f "$fmt" -o "out.$fmt" 2>/dev/null
+				[ $? -eq 70 ] || { st=$fmt; break; }
+			done
+			if [ "$st" = 70 ]; then ok "$2: truncated, reported ($st)"; else
+				not_ok "$2: truncated, reported as text, not as $st"
+				cp "$1" "kept-$tap_n.data"; fi
 		else
 			not_ok "$2: truncated ($st) but not said in one line"; sed 's/^/# /' err.txt | head -n 5
 		fi ;;

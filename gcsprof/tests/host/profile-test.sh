@@ -30,6 +30,9 @@ check "folded: root first, merged, counted" \
 	grep -qxF '[libc.so.6+0x10];[prog+0x200];[prog+0x100] 2' out.txt
 status_is 0 "folded per thread" "$gp" report good.data -f folded --per-thread
 check "folded per thread: the thread is the root" grep -q '^worker;' out.txt
+status_is 0 "text per thread" "$gp" report good.data --per-thread
+check "text per thread: a section per thread" \
+	grep -qF '## thread 43 (worker) of process 42: 1 samples' out.txt
 status_is 0 "svg" "$gp" report good.data -f svg -o g.svg
 check "svg is an SVG document" grep -q '</svg>' g.svg
 status_is 0 "pprof" "$gp" report good.data -f pprof -o g.pb.gz
@@ -39,11 +42,95 @@ if [ -n "$pprof_check" ]; then
 	check "pprof's top function by self matches the text report's" \
 		grep -qx '2 \[prog+0x100\]' out.txt
 fi
+status_is 0 "pprof per thread" "$gp" report good.data -f pprof --per-thread -o t.pb.gz
+if [ -n "$pprof_check" ]; then
+	status_is 0 "the per-thread pprof output is a valid Profile" "$pprof_check" --roots t.pb.gz
+	check "per thread, each stack's root is its thread" \
+		sh -c 'grep -qx "2 main thread" out.txt && grep -qx "1 worker" out.txt'
+	status_is 0 "and its leaves are the same" "$pprof_check" t.pb.gz
+	check "the top function by self as before" grep -qx '2 \[prog+0x100\]' out.txt
+fi
 if command -v go >/dev/null 2>&1; then
 	status_is 0 "go tool pprof reads it" go tool pprof -top g.pb.gz
 	check "pprof's top matches" grep -q 'prog+0x100' out.txt
 else
 	skip "go tool pprof: no 'go' on this host (Debian's golang-go)"
+fi
+
+# speedscope: valid by its schema, one profile per thread named by name
+# and tid, and the same leaf weights as the text report.
+here=$(cd "$(dirname "$0")" && pwd)
+if command -v python3 >/dev/null 2>&1; then
+	status_is 0 "speedscope" "$gp" report good.data -f speedscope -o s.json
+	status_is 0 "speedscope: valid by its file format's schema" \
+		python3 "$here/speedscope-check.py" s.json
+	check "speedscope: one profile per thread, named by name and tid" sh -c \
+		'grep -qx "profile main thread (tid 42) 2" out.txt &&
+		 grep -qx "profile worker (tid 43) 1" out.txt'
+	check "speedscope: the main thread's leaf weighs 2 periods" \
+		grep -qx 'leaf 20202020 \[prog+0x100\]' out.txt
+	# A thread name that is not UTF-8 still makes valid JSON.
+	sed 's/ worker / bad%ffname%22 /' good.data >utf.data
+	"$gp" report utf.data -f speedscope -o utf.json 2>/dev/null
+	status_is 0 "speedscope: a name that is not UTF-8, still valid" \
+		python3 "$here/speedscope-check.py" utf.json
+	check "speedscope: the bad byte replaced, the quote kept" \
+		grep -qF "$(printf 'profile bad\357\277\275name" (tid 43) 1')" out.txt
+	# The Firefox Profiler (Gecko format): threads named, samples at their
+	# times in ms, leaves as in the text report.
+	status_is 0 "firefox" "$gp" report good.data -f firefox -o f.json
+	status_is 0 "firefox: the structure the profiler's importer needs" \
+		python3 "$here/firefox-check.py" f.json
+	check "firefox: threads named, samples on the timeline" sh -c \
+		'grep -qx "thread main thread 42 2 0.000100 0.000200" out.txt &&
+		 grep -qx "thread worker 43 1 0.000300 0.000300" out.txt'
+	check "firefox: the main thread's leaf" grep -qx 'leaf 2 \[prog+0x100\]' out.txt
+	"$gp" report utf.data -f firefox -o utf-f.json 2>/dev/null
+	status_is 0 "firefox: a name that is not UTF-8, still valid" \
+		python3 "$here/firefox-check.py" utf-f.json
+	# A thread that names itself after it starts goes by its latest name.
+	sed 's/^sample 300 42 43 S 0 worker/sample 50 42 43 R 0 prog - P400300\n&/' good.data |
+		sed 's/^end 1000000 3 2/end 1000000 4 2/' >rename.data
+	"$gp" report rename.data --per-thread -o rename.txt 2>/dev/null
+	"$gp" report rename.data -f speedscope -o rename.json 2>/dev/null
+	"$gp" report rename.data -f firefox -o rename-f.json 2>/dev/null
+	check "a renamed thread by its latest name, in text, speedscope and firefox" sh -c \
+		'grep -qF "## thread 43 (worker) of process 42: 2 samples" rename.txt &&
+		 grep -qF "\"name\":\"worker (tid 43)\"" rename.json &&
+		 grep -qF "{\"name\":\"worker\"," rename-f.json'
+	# Samples out of order in the file come out in order of time.
+	sed 's/^sample 100 42 42/sample 900 42 42/' good.data >order.data
+	"$gp" report order.data -f firefox -o order.json 2>/dev/null
+	status_is 0 "firefox: samples out of order in the file, in order of time" \
+		python3 "$here/firefox-check.py" order.json
+	check "firefox: the main thread from 200 to 900 ns" \
+		grep -qx "thread main thread 42 2 0.000200 0.000900" out.txt
+	# The interactive SVG: valid XML, its script inline, frames where
+	# their shares put them; the script itself run under node when there
+	# is one: zoom, search (nested matches counted once), details, reset.
+	status_is 0 "svg: a standalone SVG with its script and controls" \
+		python3 "$here/svg-check.py" g.svg
+	check "svg: every frame drawn, one root of 3 samples" \
+		sh -c 'grep -qx "frames 6" out.txt && grep -qx "root 3" out.txt'
+	if command -v node >/dev/null 2>&1; then
+		status_is 0 "svg: the script zooms, searches, details, resets" \
+			python3 "$here/svg-check.py" g.svg --search 0x100 --node node
+		check "svg: the search's share" grep -qx 'matched 66.67%' out.txt
+		status_is 0 "svg: a search whose matches nest" \
+			python3 "$here/svg-check.py" g.svg --search prog --node node
+		check "svg: nested matches counted once" grep -qx 'matched 100.00%' out.txt
+	else
+		skip "svg script checks: no node on this host"
+	fi
+	"$gp" report utf.data -f svg --per-thread -o utf.svg 2>/dev/null
+	status_is 0 "svg: a name that is not UTF-8, still valid XML" \
+		python3 "$here/svg-check.py" utf.svg
+	status_is 0 "svg per thread" "$gp" report good.data -f svg --per-thread -o t.svg
+	status_is 0 "svg per thread: valid" python3 "$here/svg-check.py" t.svg
+	check "svg per thread: the threads above the root" \
+		sh -c 'grep -q "data-d=\"1\"><title>worker (1 samples" t.svg'
+else
+	skip "speedscope, firefox and svg checks: no python3 on this host"
 fi
 
 # A chain through a signal handler: the trampoline (in the vDSO, which no

@@ -42,6 +42,34 @@ static const char *frame_name(const struct gp_model *m, uint64_t location_id)
 	return l->nlines ? gp_model_function(m, l->lines[l->nlines - 1].function_id)->name : "";
 }
 
+/* The one map and string table: ids from 0 ("") in order of first use,
+ * the same pointer for the same text, every key found after growing. */
+static int map_and_strings(void)
+{
+	struct gp_strtab t = { 0 };
+	struct gp_map map = { 0 };
+	const char *a = gp_strtab_intern(&t, "alpha"), *b = gp_strtab_intern(&t, "beta");
+	char key[32];
+	uint64_t i;
+	int ok = a && b && gp_string_id(a) == 1 && gp_string_id(b) == 2 &&
+		 gp_strtab_intern(&t, "alpha") == a && gp_string_id(gp_strtab_intern(&t, "")) == 0 &&
+		 strcmp(t.text[0], "") == 0 && t.n == 3;
+
+	for (i = 1; ok && i <= 5000; i++) {
+		snprintf(key, sizeof(key), "k%llu", (unsigned long long)i);
+		ok = gp_map_put(&map, i, i * 7, 3, i) == 0 && gp_strtab_intern(&t, key) != NULL;
+	}
+	for (i = 1; ok && i <= 5000; i++) {
+		snprintf(key, sizeof(key), "k%llu", (unsigned long long)i);
+		ok = gp_map_get(&map, i, i * 7, 3) == i && gp_map_get(&map, i, i * 7, 4) == 0 &&
+		     gp_string_id(gp_strtab_intern(&t, key)) == i + 2;
+	}
+	ok = ok && map.count == 5000 && t.n == 5003 && gp_strtab_intern(&t, "alpha") == a;
+	gp_map_free(&map);
+	gp_strtab_free(&t);
+	return ok;
+}
+
 int main(int argc, char **argv)
 {
 	struct gp_rprofile raw;
@@ -85,6 +113,17 @@ int main(int argc, char **argv)
 	tap_result(strcmp(frame_name(&m, m.samples[0].location_ids[2]),
 			  "[signal handler called]") == 0,
 		   "the signal trampoline is named for what it is");
+	{
+		size_t *last = NULL, *order, n = gp_model_threads(&m, &last);
+
+		order = gp_model_by_time(&m);
+		tap_result(n == 2 && last[0] == 3 && last[1] == 2 && order && order[0] == 0 &&
+			   order[1] == 1 && order[3] == 3,
+			   "threads by tid with their last sample; samples in order of time");
+		free(last);
+		free(order);
+	}
 	gp_model_free(&m);
+	tap_result(map_and_strings(), "the map and the string table: ids in order, growth kept");
 	tap_finish();
 }
