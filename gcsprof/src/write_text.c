@@ -47,6 +47,33 @@ static double pct(uint64_t n, uint64_t total)
 	return total ? 100.0 * (double)n / (double)total : 0.0;
 }
 
+/*
+ * One chain as "a -> b -> c", root first. A run of the same function
+ * (recursion) is written once with its count, "f [x2000, recursion]", so
+ * that every frame is accounted for on a line a reader can take in.
+ */
+static char *chain_text(const char **names, size_t n)
+{
+	size_t i, run, len = 1;
+	char *t, *p;
+
+	for (i = 0; i < n; i++)
+		len += strlen(names[i]) + 4 + 40;
+	t = malloc(len);
+	if (!t)
+		return NULL;
+	p = t;
+	*p = '\0';
+	for (i = 0; i < n; i += run) {
+		for (run = 1; i + run < n && strcmp(names[i + run], names[i]) == 0; run++)
+			;
+		p += sprintf(p, "%s%s", i ? " -> " : "", names[i]);
+		if (run > 1)
+			p += sprintf(p, " [x%zu, recursion]", run);
+	}
+	return t;
+}
+
 /* The table for samples of thread TID (0: all). */
 static int section(const struct gp_model *m, FILE *f, const struct gp_report_opts *o, int tid)
 {
@@ -64,7 +91,7 @@ static int section(const struct gp_model *m, FILE *f, const struct gp_report_opt
 	for (i = 0; i < m->nsamples; i++) {
 		const struct gp_sample *s = &m->samples[i];
 		const char **names;
-		size_t n, len = 1;
+		size_t n;
 		char *t;
 
 		if (tid && s->tid != tid)
@@ -88,20 +115,10 @@ static int section(const struct gp_model *m, FILE *f, const struct gp_report_opt
 		n = gp_sample_stack(m, s, 0, &names);
 		if (n == (size_t)-1)
 			goto out;
-		for (j = 0; j < n; j++)
-			len += strlen(names[j]) + 4;
-		t = malloc(len);
-		if (!t) {
-			free(names);
-			goto out;
-		}
-		t[0] = '\0';
-		for (j = 0; j < n; j++) {
-			if (j)
-				strcat(t, " -> ");
-			strcat(t, names[j]);
-		}
+		t = chain_text(names, n);
 		free(names);
+		if (!t)
+			goto out;
 		chains[nchains].text = t;
 		chains[nchains++].count = (uint64_t)s->count;
 	}

@@ -148,6 +148,20 @@ status_is 0 "a chain through a signal handler" "$gp" report sig.data -f folded
 check "the trampoline is named as such" \
 	grep -qxF '[prog+0x200];[signal handler called];[prog+0x100] 1' out.txt
 
+# A recursion 300 deep: the text report's chain says so in one line,
+# every frame accounted for.
+{
+	printf 'gcsprof-profile 1\nhz 99\nmode cpu\ncommand rec\n'
+	printf 'mapping 0 42 400000 401000 0 - /no/such/prog\n'
+	printf 'sample 100 42 42 R 0 main - P400100'
+	i=0
+	while [ $i -lt 300 ]; do printf ' R400200'; i=$((i + 1)); done
+	printf ' R400300\nend 1000 1 1\n'
+} >rec.data
+status_is 0 "a deep recursion" "$gp" report rec.data
+check "its chain folds the recursion with its count" \
+	grep -qF '[prog+0x300] -> [prog+0x200] [x300, recursion] -> [prog+0x100]' out.txt
+
 printf 'not a profile\n' >bad.data
 status_is 69 "bad profile" "$gp" report bad.data
 head -c 300 good.data >trunc.data
