@@ -258,11 +258,17 @@ static void print_record_claim(FILE *f, gcswalk_target *t, gcswalk_symbolizer *s
  * libgcswalk does not know; elsewhere the LR differs legitimately (it is
  * stale once a call has returned). Returns 1 if it claims corruption.
  */
-static int check_gcs_fault(FILE *f, gcswalk_symbolizer *sym, const struct chain *c,
-			   const struct gcswalk_thread_info *info)
+/*
+ * gcswalk_verify()'s verdicts on the registers of a thread killed by a GCS
+ * check fault (the REGISTER verdicts), in the words of the other claims:
+ * the frame is the one the refused return was leaving (the PC's), the
+ * GCS entry the one the LR should have held. BAD says whether a claim
+ * came before (the second one reads "and in").
+ */
+static void print_register_claim(FILE *f, gcswalk_symbolizer *sym, const struct chain *c,
+				 const struct gcswalk_record_check *chk, int bad)
 {
 	size_t i, pc = c->n, ret = c->n;
-	int bad = 0;
 
 	for (i = 0; i < c->n && ret == c->n; i++) {
 		if (c->frames[i].kind == GCSWALK_FRAME_PC && pc == c->n)
@@ -270,25 +276,24 @@ static int check_gcs_fault(FILE *f, gcswalk_symbolizer *sym, const struct chain 
 		else if (c->frames[i].kind == GCSWALK_FRAME_RETURN)
 			ret = i;
 	}
-	if (!info->have_registers || pc == c->n)
-		return 0;
-	if (ret < c->n && info->lr && info->lr != c->frames[ret].address) {
+	if (pc == c->n)
+		return;
+	if (chk->verdict == GCSWALK_REGISTER_LR_MISMATCH && ret < c->n) {
 		/* Where the forged return would have gone, if that is code. */
-		const char *to = short_name(sym, info->lr, 0);
+		const char *to = short_name(sym, chk->return_address, 0);
 
 		fprintf(f, "  STACK CORRUPTION in frame #%zu (%s): the link register holds 0x%016" PRIx64
 			   "%s%s%s but the GCS says %s returns to 0x%016" PRIx64 " (%s, frame #%zu)\n",
-			c->numbers[pc], frame_name(sym, c, pc), info->lr, strcmp(to, "??") ? " (" : "",
-			strcmp(to, "??") ? to : "", strcmp(to, "??") ? ")" : "", frame_name(sym, c, pc),
-			c->frames[ret].address, frame_name(sym, c, ret), c->numbers[ret]);
-		bad = 1;
-	}
-	if (info->fp % 16 != 0)
+			c->numbers[pc], frame_name(sym, c, pc), chk->return_address,
+			strcmp(to, "??") ? " (" : "", strcmp(to, "??") ? to : "",
+			strcmp(to, "??") ? ")" : "", frame_name(sym, c, pc), c->frames[ret].address,
+			frame_name(sym, c, ret), c->numbers[ret]);
+	} else if (chk->verdict == GCSWALK_REGISTER_FP_NOT_RECORD) {
 		fprintf(f, "  %sframe #%zu (%s): the frame pointer 0x%016" PRIx64
 			   " is not a frame record address: it was loaded from an overwritten stack\n",
-			bad ? "and in " : "STACK CORRUPTION in ", c->numbers[pc], frame_name(sym, c, pc),
-			info->fp);
-	return bad || info->fp % 16 != 0;
+			bad ? "and in " : "STACK CORRUPTION in ", c->numbers[pc],
+			frame_name(sym, c, pc), chk->record);
+	}
 }
 
 /*
@@ -298,16 +303,13 @@ static int check_gcs_fault(FILE *f, gcswalk_symbolizer *sym, const struct chain 
  * Returns 1 if corruption was found.
  */
 static int check_thread(FILE *f, gcswalk_target *t, size_t i, gcswalk_symbolizer *sym,
-			const struct chain *c, const struct gcswalk_thread_info *info,
-			int gcs_fault)
+			const struct chain *c)
 {
 	struct gcswalk_record_check *checks = NULL;
-	size_t n = 0, k, max = 2 * c->n + 64, count[GCSWALK_RECORD_BAD_LINK + 1] = { 0 };
+	size_t n = 0, k, max = 2 * c->n + 64, count[GCSWALK_REGISTER_FP_NOT_RECORD + 1] = { 0 };
 	uint64_t first_older = 0, first_other = 0;
 	int ret, bad = 0;
 
-	if (gcs_fault)
-		bad = check_gcs_fault(f, sym, c, info);
 	/* Every record is checked: a chain of records longer than the GCS
 	 * (garbage links, frames older than the GCS) gets more room. */
 	for (;;) {
@@ -332,7 +334,7 @@ static int check_thread(FILE *f, gcswalk_target *t, size_t i, gcswalk_symbolizer
 	for (k = 0; k < n; k++) {
 		enum gcswalk_verdict v = checks[k].verdict;
 
-		if (v >= GCSWALK_RECORD_MATCHES && v <= GCSWALK_RECORD_BAD_LINK)
+		if (v >= GCSWALK_RECORD_MATCHES && v <= GCSWALK_REGISTER_FP_NOT_RECORD)
 			count[v]++;
 		if (v == GCSWALK_RECORD_OLDER_THAN_GCS && !first_older)
 			first_older = checks[k].record;
@@ -340,6 +342,9 @@ static int check_thread(FILE *f, gcswalk_target *t, size_t i, gcswalk_symbolizer
 			first_other = checks[k].record;
 		if (v == GCSWALK_RECORD_MISMATCH || v == GCSWALK_RECORD_BAD_LINK) {
 			print_record_claim(f, t, sym, c, &checks[k], count[GCSWALK_RECORD_MATCHES]);
+			bad = 1;
+		} else if (v == GCSWALK_REGISTER_LR_MISMATCH || v == GCSWALK_REGISTER_FP_NOT_RECORD) {
+			print_register_claim(f, sym, c, &checks[k], bad);
 			bad = 1;
 		}
 	}
@@ -496,9 +501,7 @@ static int inspect_run(void *p, int argc, char **argv)
 				(size_t)WALK_ALL_FRAMES);
 		gcswalk_walk_free(w);
 		chain = (struct chain){ frames, numbers, nframes };
-		corrupt |= check_thread(out.fp, t, i, sym, &chain, &info,
-					i == 0 && fs.found && fs.signo == SIGSEGV &&
-						fs.code == SEGV_CPERR_CODE);
+		corrupt |= check_thread(out.fp, t, i, sym, &chain);
 	}
 	if (corrupt)
 		fprintf(out.fp, "\nverdict: STACK CORRUPTION (above). The chains come from the GCS, "

@@ -656,10 +656,21 @@ enum gcswalk_verdict {
 	 * down), while the GCS holds older entries: the saved frame pointer
 	 * was overwritten, e.g. to point into the heap. */
 	GCSWALK_RECORD_BAD_LINK,
+	/* Only when the thread died of a GCS check fault (SIGSEGV,
+	 * SEGV_CPERR, in a core): the link register, which the refused
+	 * return used, is not the newest GCS entry: the saved return address
+	 * it was loaded from was overwritten. record is 0 (a register),
+	 * return_address the LR, gcs_slot the newest entry's slot. First of
+	 * the checks. */
+	GCSWALK_REGISTER_LR_MISMATCH,
+	/* Only at a GCS check fault: x29 is not 16-byte aligned, so not the
+	 * address of a frame record: it was loaded from an overwritten
+	 * stack. record is that x29; return_address and gcs_slot are 0. */
+	GCSWALK_REGISTER_FP_NOT_RECORD,
 };
 
 struct gcswalk_record_check {
-	uint64_t record;             /* address of the record {x29, x30} */
+	uint64_t record;             /* address of the record {x29, x30}; see the REGISTER verdicts */
 	uint64_t return_address;     /* the x30 it holds */
 	enum gcswalk_verdict verdict;
 	/* MATCHES and BAD_LINK: the GCS slot holding the same return
@@ -676,7 +687,8 @@ struct gcswalk_record_check {
  * entries: leaf functions and code built without frame pointers make
  * none). Records the GCS cannot vouch for are said so, neutrally: the
  * record of a signal frame (UNCHECKED), records older than the GCS or on
- * another stack. Only MISMATCH and BAD_LINK mean the stack was
+ * another stack. Only MISMATCH, BAD_LINK and the two REGISTER verdicts
+ * (a core of a thread killed by a GCS check fault) mean the stack was
  * overwritten. Fills CHECKS (room for MAX), innermost first; *COUNT gets their
  * number. Returns GCSWALK_END (every record checked), GCSWALK_CUT (MAX
  * reached), or the errors of gcswalk_walk_begin().

@@ -13,6 +13,7 @@
  * entries, or whose link leaves the stack downwards while the GCS still
  * holds older entries, is a disagreement.
  */
+#include <signal.h>
 #include <stdlib.h>
 
 #include "internal.h"
@@ -186,6 +187,38 @@ static int bad_link(gcswalk_target *t, uint64_t last)
 	return gcswalk_target_read(t, rec[0], next, sizeof(next), NULL) == GCSWALK_OK;
 }
 
+/* SEGV_CPERR: older C libraries do not have it. */
+#define GCS_CHECK_FAULT_CODE 10
+
+/*
+ * A thread that died of a GCS check fault was refused a return: the link
+ * register the RET used is not the newest GCS entry, and x29, loaded from
+ * the same overwritten stack, may not even be a record address. Judged
+ * from the registers, before any record; CHECKS has room for MAX.
+ */
+static size_t judge_gcs_fault(gcswalk_target *t, size_t index,
+			      const struct gcswalk_thread_info *info,
+			      const struct gcswalk_frame *gcs, size_t ng,
+			      struct gcswalk_record_check *checks, size_t max)
+{
+	struct gcswalk_signal_info si = { .size = sizeof(si) };
+	size_t i, n = 0;
+
+	if (gcswalk_target_fatal_signal(t, &si) != GCSWALK_OK || si.signo != SIGSEGV ||
+	    si.code != GCS_CHECK_FAULT_CODE || si.thread_index != index ||
+	    !info->have_registers)
+		return 0;
+	for (i = 0; i < ng && gcs[i].kind != GCSWALK_FRAME_RETURN; i++)
+		;
+	if (i < ng && info->lr && info->lr != gcs[i].address && n < max)
+		checks[n++] = (struct gcswalk_record_check){
+			0, info->lr, GCSWALK_REGISTER_LR_MISMATCH, gcs[i].slot };
+	if (info->fp % 16 && n < max)
+		checks[n++] = (struct gcswalk_record_check){
+			info->fp, 0, GCSWALK_REGISTER_FP_NOT_RECORD, 0 };
+	return n;
+}
+
 int gcswalk_verify(gcswalk_target *t, size_t index, struct gcswalk_record_check *checks,
 		   size_t max, size_t *count)
 {
@@ -194,7 +227,7 @@ int gcswalk_verify(gcswalk_target *t, size_t index, struct gcswalk_record_check 
 	struct sigframe *sf = NULL;
 	struct gcswalk_thread_info info;
 	struct verify_state s;
-	size_t ng = 0, nfp = 0, nsf, used, pos, n;
+	size_t ng = 0, nfp = 0, nsf, used, pos, n, k;
 	int ret, fp_final;
 	gcswalk_walk *w;
 
@@ -219,11 +252,13 @@ int gcswalk_verify(gcswalk_target *t, size_t index, struct gcswalk_record_check 
 	/* One more record than fits, to know whether there were more. */
 	fp_final = gw_unwind_fp(t, &t->threads[index], fp, max + 1, &nfp);
 	s = (struct verify_state){ t, gcs, ng, sf, nsf, info.sp };
-	n = judge_records(&s, fp, nfp, checks, max, &used, &pos);
+	k = judge_gcs_fault(t, index, &info, gcs, ng, checks, max);
+	n = judge_records(&s, fp, nfp, checks + k, max - k, &used, &pos);
 	if (n && used == nfp && fp_final == GCSWALK_END &&
-	    checks[n - 1].verdict == GCSWALK_RECORD_MATCHES &&
-	    next_return(gcs, ng, pos) < ng && bad_link(t, checks[n - 1].record))
-		checks[n - 1].verdict = GCSWALK_RECORD_BAD_LINK;
+	    checks[k + n - 1].verdict == GCSWALK_RECORD_MATCHES &&
+	    next_return(gcs, ng, pos) < ng && bad_link(t, checks[k + n - 1].record))
+		checks[k + n - 1].verdict = GCSWALK_RECORD_BAD_LINK;
+	n += k;
 	*count = n;
 	ret = used < nfp || fp_final == GCSWALK_CUT ? GCSWALK_CUT : GCSWALK_END;
 out:
