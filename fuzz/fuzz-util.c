@@ -12,7 +12,16 @@
 /* Bounds that keep one input fast: a fuzzer must run thousands a second. */
 #define FZ_MAX_THREADS 16
 #define FZ_MAX_FRAMES 256
-#define FZ_MAX_SYMBOLISED 24
+/* Symbolising is elfutils' work (a linear search of the symbol table),
+ * not code under test: a few frames are enough. */
+#define FZ_MAX_SYMBOLISED 8
+
+/* Build-id lookups must not go to debuginfod servers: inputs name made-up
+ * build-ids, and a fuzzer must not wait on the network. */
+__attribute__((constructor)) static void fz_no_debuginfod(void)
+{
+	unsetenv("DEBUGINFOD_URLS");
+}
 
 const char *fz_input_path(const void *data, size_t size)
 {
