@@ -117,6 +117,15 @@ void rec_status_line(struct recorder *r, uint64_t now, size_t threads, int final
 		secs > 0 ? (double)r->nsamples / secs : 0.0);
 }
 
+void rec_flush_file(struct recorder *r, uint64_t now)
+{
+	if (r->write_failed || now - r->last_flush_ns < 100000000u)
+		return;
+	r->last_flush_ns = now;
+	if (fflush(r->out) != 0)
+		rec_write_failed(r);
+}
+
 /* ---- The command ---------------------------------------------------- */
 
 static int finish_file(struct recorder *r)
@@ -197,7 +206,7 @@ static int record_setup(struct recorder *r, int argc, char **argv, pid_t *pid,
 	return gp_error(GP_EXIT_UNSUPPORTED,
 			"record: recording needs an arm64 system with GCS (this is not arm64)");
 #endif
-	if (!gp_kernel_has_gcs() && o->fallback == REC_FALLBACK_NONE)
+	if (gcswalk_system_gcs() != GCSWALK_OK && o->fallback == REC_FALLBACK_NONE)
 		return gp_error(GP_EXIT_KERNEL_NO_GCS,
 				"record: this CPU or kernel has no GCS (no HWCAP_GCS in AT_HWCAP)");
 	ret = choose_method(o, &r->method, &event);

@@ -79,6 +79,7 @@ int rec_ptrace_run(struct recorder *r, pid_t pid, char **argv, const sigset_t *o
 			break;
 		now = rec_now_ns();
 		rec_status_line(r, now, rec_live_threads(r), 0);
+		rec_flush_file(r, now);
 		if (now >= next) {
 			ret = rec_sample_round(r, stop_sig);
 			if (ret)
