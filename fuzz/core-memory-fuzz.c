@@ -7,16 +7,13 @@
  * GCS segment with the input's bytes. The header puts the stack pointer
  * and GCSPR_EL0 where the segments are, so nearly every input is walked
  * (a fuzzed whole core rarely gets that far).
- *
- * Input: struct header (little-endian), then STACK_LEN (header value,
- * taken modulo what is left) bytes of stack, mapped at the page of sp,
- * then the rest as the GCS, mapped at the page of gcspr.
+ * Input: memory-input.h (the source harness reads the same).
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "core-image.h"
 #include "fuzz.h"
+#include "memory-input.h"
 
 #define NT_PRSTATUS_ 1
 #define NT_PRPSINFO_ 3
@@ -26,19 +23,9 @@
 #define PRSTATUS_REGS 112     /* x0..x30, sp, pc, pstate */
 #define PRPSINFO_SIZE 136
 
-struct header {
-	uint64_t pc, lr, sp, fp, gcspr, features, stack_len;
-	uint64_t x[4];            /* x0..x3, for the CFI unwinder to see */
-};
-
 static void put64(unsigned char *p, size_t off, uint64_t v)
 {
 	memcpy(p + off, &v, sizeof(v));
-}
-
-static int wraps(const struct fz_segment *s)
-{
-	return s->vaddr + s->size < s->vaddr;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -46,40 +33,34 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	unsigned char prstatus[PRSTATUS_SIZE] = { 0 }, prpsinfo[PRPSINFO_SIZE] = { 0 };
 	unsigned char *notes = NULL, *core = NULL;
 	uint64_t gcs_note[3];
-	struct fz_segment segs[2];
-	struct header h;
-	size_t nlen = 0, clen, rest, stack_len;
+	struct fz_memory m;
+	const struct fz_memory_header *h = &m.h;
+	size_t nlen = 0, clen;
 	int32_t pid = 4242;
 	gcswalk_target *t;
 	const char *path;
 	char *errmsg;
 	unsigned i;
 
-	if (size < sizeof(h))
+	if (fz_memory_parse(data, size, &m) != 0)
 		return 0;
-	memcpy(&h, data, sizeof(h));
-	rest = size - sizeof(h);
-	stack_len = (size_t)(h.stack_len % (rest + 1));
-	segs[0] = (struct fz_segment){ h.sp & ~0xfffULL, data + sizeof(h), stack_len };
-	segs[1] = (struct fz_segment){ h.gcspr & ~0xfffULL, data + sizeof(h) + stack_len,
-				       rest - stack_len };
 
 	memcpy(prstatus + PRSTATUS_PID, &pid, sizeof(pid));
 	for (i = 0; i < 4; i++)
-		put64(prstatus, PRSTATUS_REGS + 8 * i, h.x[i]);
-	put64(prstatus, PRSTATUS_REGS + 8 * 29, h.fp);
-	put64(prstatus, PRSTATUS_REGS + 8 * 30, h.lr);
-	put64(prstatus, PRSTATUS_REGS + 8 * 31, h.sp);
-	put64(prstatus, PRSTATUS_REGS + 8 * 32, h.pc);
+		put64(prstatus, PRSTATUS_REGS + 8 * i, h->x[i]);
+	put64(prstatus, PRSTATUS_REGS + 8 * 29, h->fp);
+	put64(prstatus, PRSTATUS_REGS + 8 * 30, h->lr);
+	put64(prstatus, PRSTATUS_REGS + 8 * 31, h->sp);
+	put64(prstatus, PRSTATUS_REGS + 8 * 32, h->pc);
 	memcpy(prpsinfo + 24, &pid, sizeof(pid));
 	memcpy(prpsinfo + 40, "fuzzed", 6);
-	gcs_note[0] = h.features;
+	gcs_note[0] = h->features;
 	gcs_note[1] = 0;
-	gcs_note[2] = h.gcspr;
+	gcs_note[2] = h->gcspr;
 	if (fz_note_append(&notes, &nlen, "CORE", NT_PRSTATUS_, prstatus, sizeof(prstatus)) ||
 	    fz_note_append(&notes, &nlen, "CORE", NT_PRPSINFO_, prpsinfo, sizeof(prpsinfo)) ||
 	    fz_note_append(&notes, &nlen, "LINUX", NT_ARM_GCS_, gcs_note, sizeof(gcs_note)) ||
-	    fz_core_image(notes, nlen, segs, 2, &core, &clen))
+	    fz_core_image(notes, nlen, m.segs, 2, &core, &clen))
 		goto out;
 	path = fz_input_path(core, clen);
 	if (!path)
@@ -90,7 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else {
 		/* The harness's core is well-formed: it must open, unless a
 		 * segment wraps past the top of the address space. */
-		if (!wraps(&segs[0]) && !wraps(&segs[1]))
+		if (!fz_segment_wraps(&m.segs[0]) && !fz_segment_wraps(&m.segs[1]))
 			abort();
 		free(errmsg);
 	}

@@ -71,8 +71,14 @@ static int exercise_mappings(gcswalk_target *t)
 		(void)gcswalk_target_mapping_find(t, m.start);
 		if (m.end > m.start)
 			(void)gcswalk_target_mapping_find(t, m.end - 1);
-		if (!fz_path_is_harmless(m.path))
+		if (!fz_path_is_harmless(m.path)) {
 			harmless = 0;
+		} else {
+			const unsigned char *id;
+			size_t id_size;
+
+			(void)gcswalk_target_mapping_build_id(t, i, &id, &id_size);
+		}
 	}
 	if (gcswalk_target_mapping(t, n, &(struct gcswalk_mapping){ 0 }) == GCSWALK_OK)
 		abort();
@@ -158,6 +164,37 @@ static void exercise_thread(gcswalk_target *t, size_t index, gcswalk_symbolizer 
 		abort();
 }
 
+/* The facts a core records besides threads and files: the fatal signal
+ * (NT_SIGINFO), the GCS and vDSO regions, and the vDSO's ELF image, which
+ * is parsed from the dumped memory. */
+static void exercise_facts(gcswalk_target *t)
+{
+	struct gcswalk_signal_info si = { .size = sizeof(si) };
+	const struct gcswalk_elf_symbol *syms;
+	const unsigned char *id;
+	size_t i, n, nsyms, id_size;
+	uint64_t start, image_size;
+
+	if (gcswalk_target_fatal_signal(t, &si) == GCSWALK_OK &&
+	    si.thread_index >= gcswalk_target_thread_count(t))
+		abort();        /* the signalled thread is one of the target's */
+	n = gcswalk_target_region_count(t);
+	for (i = 0; i <= n; i++) {
+		struct gcswalk_region r = { .size = sizeof(r) };
+
+		if ((gcswalk_target_region(t, i, &r) == GCSWALK_OK) != (i < n))
+			abort();
+		if (i < n && r.end < r.start)
+			abort();
+	}
+	if (gcswalk_target_vdso(t, &start, &image_size, &syms, &nsyms, &id, &id_size) ==
+	    GCSWALK_OK) {
+		for (i = 0; i < nsyms; i++)
+			if (!syms[i].name)
+				abort();
+	}
+}
+
 void fz_exercise_target(gcswalk_target *t)
 {
 	struct gcswalk_frame *frames = calloc(FZ_MAX_FRAMES + 1, sizeof(*frames));
@@ -169,6 +206,7 @@ void fz_exercise_target(gcswalk_target *t)
 		goto out;
 	(void)gcswalk_target_pid(t);
 	(void)gcswalk_target_errmsg(t);
+	exercise_facts(t);
 	/* A symboliser only over files it is harmless to open; without one the
 	 * walks and checks still run. */
 	if (exercise_mappings(t) && gcswalk_symbolizer_new(&s, t, NULL) != GCSWALK_OK)
