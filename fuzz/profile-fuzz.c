@@ -4,7 +4,7 @@
  * a profile; gp_profile_read() parses it, gp_model_build() symbolises it
  * into the model (through libgcswalk, with the mapped files the profile
  * names), gp_model_check_files() compares those files with the recorded
- * build-ids, and every writer (text, folded, pprof, svg; per thread and
+ * build-ids, and every writer (text, folded, pprof, svg, speedscope, firefox; per thread and
  * not) writes the model to /dev/null. Seeds: guest-made profiles
  * (fuzz/make-seeds) and small hand-written ones in fuzz/corpus/profile.
  */
@@ -22,6 +22,8 @@ static int (*const writers[])(const struct gp_model *, struct gp_out *,
 	gp_write_pprof,
 #endif
 	gp_write_svg,
+	gp_write_speedscope,
+	gp_write_firefox,
 };
 
 static int harmless_files(const struct gp_rprofile *raw)

@@ -3,7 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gcswalk.h>
+
 #include "gcsprof.h"
+#include "profile.h"
 
 static const struct gp_command *const commands[] = {
 	&gp_cmd_record,
@@ -40,7 +43,10 @@ int main(int argc, char **argv)
 		return fflush(stdout) == 0 ? 0 : GP_EXIT_OUTPUT;
 	}
 	if (strcmp(argv[1], "--version") == 0) {
-		printf("gcsprof 0.1.0 (profile format 1)\n");
+		/* One version for the project: CMake's, through libgcswalk's
+		 * header; the library's own at run time, which may be newer. */
+		printf("gcsprof %s (libgcswalk %s, profile format %d)\n", GCSWALK_VERSION_STRING,
+		       gcswalk_version(), GP_PROFILE_VERSION);
 		return fflush(stdout) == 0 ? 0 : GP_EXIT_OUTPUT;
 	}
 	for (i = 0; i < NCOMMANDS; i++)
