@@ -24,6 +24,7 @@
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -250,6 +251,26 @@ static inline int abuse_filtered(const char *name)
 		return 0;
 	tap_skip(name, "not selected by ABUSE_ONLY");
 	return 1;
+}
+
+/*
+ * Where the project's kernel and the reference kernel (upstream GCS) were
+ * found to behave differently, a case pins each kernel's behaviour and
+ * says so in its output, so that the difference stays visible and any
+ * change of either side fails: docs/abuse.md lists these findings (D1...).
+ * The project's kernel is the 6.12 one.
+ */
+static inline int abuse_project_kernel(void)
+{
+	struct utsname u;
+
+	return uname(&u) == 0 && strncmp(u.release, "6.12.", 5) == 0;
+}
+
+static inline void abuse_diverges(const char *finding)
+{
+	tap_diag("  DIVERGES (docs/abuse.md %s): expecting this %s kernel's own behaviour", finding,
+		 abuse_project_kernel() ? "project" : "reference");
 }
 
 /* Run a case and expect a fault SIGNO with si_code CODE. */
