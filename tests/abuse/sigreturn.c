@@ -241,17 +241,24 @@ static void accepted(const char *name, enum forge f, uint64_t set, uint64_t lock
 /*
  * D1, D2: a case where the kernels differ; PROJECT_REFUSES says which way
  * the project kernel goes, the reference kernel's way is given as
- * REF_SIGNAL (0: accepted with REF_STATUS) and REF_CODE.
+ * REF_SIGNAL (0: accepted with REF_STATUS) and REF_CODE. REF_UNSAFE: the
+ * case harms other processes on the reference kernel, which runs it only
+ * with ABUSE_UNSAFE_CASES set.
  */
 static void diverges(const char *name, const char *finding, enum forge f, uint64_t lock,
 		     int project_refuses, uint64_t project_status, int ref_signal, int ref_code,
-		     uint64_t ref_status)
+		     uint64_t ref_status, int ref_unsafe)
 {
 	struct sig_case c = { f, NONE, lock, 0 };
 
 	if (abuse_filtered(name))
 		return;
 	abuse_diverges(finding);
+	if (!abuse_project_kernel() && ref_unsafe && !getenv("ABUSE_UNSAFE_CASES")) {
+		tap_skip(name, "harms other processes on the reference kernel: "
+			       "ABUSE_UNSAFE_CASES=1 runs it");
+		return;
+	}
 	if (abuse_project_kernel()) {
 		c.want_status = project_status;
 		if (project_refuses)
@@ -279,26 +286,27 @@ int main(int argc, char **argv)
 	accepted("untouched frame with ENABLE locked", FORGE_NONE, NONE, EN, EN);
 	refused("cap missing: GCSPR moved up one entry", FORGE_GCSPR_UP, NONE, 0);
 	/* D1: the reference kernel leaves bits [2:0] to the hardware, which drops them. */
-	diverges("GCSPR moved 4 bytes off the cap", "D1", FORGE_GCSPR_MISALIGNED, 0, 1, 0, 0, 0, EN);
+	diverges("GCSPR moved 4 bytes off the cap", "D1", FORGE_GCSPR_MISALIGNED, 0, 1, 0, 0, 0, EN,
+		 0);
 	refused("GCSPR moved to an unmapped page", FORGE_GCSPR_UNMAPPED, NONE, 0);
 	/*
 	 * D4: the reference kernel spins for ever, SIGKILL or not, on the GCS
 	 * store that invalidates this cap: run there only when asked.
 	 */
-	if (abuse_project_kernel() || getenv("ABUSE_HANG_CASES")) {
+	if (abuse_project_kernel() || getenv("ABUSE_UNSAFE_CASES")) {
 		abuse_diverges("D4");
 		refused("GCSPR moved to a well-formed cap in ordinary memory",
 			FORGE_GCSPR_ORDINARY, NONE, 0);
 	} else {
 		abuse_diverges("D4");
 		tap_skip("GCSPR moved to a well-formed cap in ordinary memory",
-			 "livelocks the reference kernel: ABUSE_HANG_CASES=1 runs it");
+			 "livelocks the reference kernel: ABUSE_UNSAFE_CASES=1 runs it");
 	}
 	refused("cap rewritten with a token type (GCSSTR)", FORGE_CAP_TOKEN_TYPE, EN | WR, 0);
 	refused("cap rewritten to name another page (GCSSTR)", FORGE_CAP_OTHER_PAGE, EN | WR, 0);
 	/* D2: the reference kernel still checks returns, and the cap is not popped. */
 	diverges("GCS turned off by sigreturn (not locked)", "D2", FORGE_DISABLE, 0, 0, 0, SIGSEGV,
-		 SEGV_CPERR, 0);
+		 SEGV_CPERR, 0, 1);
 	accepted("WRITE turned on by sigreturn (not locked)", FORGE_ADD_WRITE, NONE, 0, EN | WR);
 	refused("GCS turned off by sigreturn with ENABLE locked", FORGE_DISABLE, NONE, EN);
 	refused("WRITE turned on by sigreturn with WRITE locked", FORGE_ADD_WRITE, NONE, WR);
@@ -308,6 +316,6 @@ int main(int argc, char **argv)
 	abuse_expect_fault("GCS turned on by sigreturn in a thread that never had GCS",
 			   exec_never_gcs, argv[0], SIGSEGV, SEGV_ACCERR);
 	diverges("GCS turned off by sigreturn with only WRITE locked", "D2", FORGE_DISABLE, WR, 0, 0,
-		 SIGSEGV, SEGV_CPERR, 0);
+		 SIGSEGV, SEGV_CPERR, 0, 1);
 	tap_finish();
 }
