@@ -178,22 +178,23 @@ static long run_processes(long n)
 }
 
 /*
- * Kernel memory may move by noise (this program's own page cache and proc
- * inodes); a GCS leaked per thread or process is at least one page each.
- * Allow a quarter of a page per unit, and at least 2 MB.
+ * Kernel memory moves by noise: free pages parked on per-CPU lists do not
+ * count as available (MemAvailable moved by 1 to 3 MB over 2,000 threads
+ * with no leak), proc inodes and dentries come and go. A leaked GCS is at
+ * least one page per thread or process. So: Slab may grow by a quarter of
+ * a page per unit (at least 2 MB), MemAvailable drop by half a page per
+ * unit (at least 6 MB).
  */
 static int kernel_ok(const struct figures *a, const struct figures *b, long units)
 {
-	long allow = units > 2048 ? units : 2048;
+	long allow_slab = units > 2048 ? units : 2048;
+	long allow_used = 2 * units > 6144 ? 2 * units : 6144;
 	long used = a->mem_available - b->mem_available;
 	long slab = b->slab - a->slab;
 
-	if (used > allow || slab > allow) {
-		tap_diag("kernel memory grew by %ld kB (Slab %+ld kB), allowed %ld kB", used, slab,
-			 allow);
-		return 0;
-	}
-	return 1;
+	tap_diag("kernel: %ld kB less available (allowed %ld), Slab %+ld kB (allowed %ld)", used,
+		 allow_used, slab, allow_slab);
+	return used <= allow_used && slab <= allow_slab;
 }
 
 static void check_group(const char *name, const struct figures *a, const struct figures *b,
