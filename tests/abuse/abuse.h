@@ -29,39 +29,16 @@
 #include <unistd.h>
 
 #include "../gcs-abi.h"
+#include "../gcs-inline.h"
 #include "../tap.h"
 
 #ifndef SEGV_CPERR
 #define SEGV_CPERR 10 /* control protection error: a GCS check failed */
 #endif
 
-/*
- * prctl() made inline: a libc prctl() that enables GCS could not return,
- * its return address was pushed before GCS was on.
- */
-static inline __attribute__((always_inline)) long abuse_prctl(long option, long arg)
-{
-	register long x8 __asm__("x8") = __NR_prctl;
-	register long x0 __asm__("x0") = option;
-	register long x1 __asm__("x1") = arg;
-	/* The shadow stack prctls insist that the unused arguments are 0. */
-	register long x2 __asm__("x2") = 0;
-	register long x3 __asm__("x3") = 0;
-	register long x4 __asm__("x4") = 0;
-
-	__asm__ volatile("svc #0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4)
-			 : "memory");
-	return x0;
-}
-
-/* GCSPR_EL0 by its encoding. */
-static inline __attribute__((always_inline)) uint64_t abuse_gcspr(void)
-{
-	uint64_t v;
-
-	__asm__ volatile("mrs %0, S3_3_C2_C5_1" : "=r"(v));
-	return v;
-}
+/* The inline prctl and GCSPR read, by this suite's names. */
+#define abuse_prctl gcs_raw_prctl
+#define abuse_gcspr gcs_read_gcspr
 
 /* GCSSTR x1, [x0]: a store into a GCS page (needs PR_SHADOW_STACK_WRITE). */
 static inline void abuse_gcsstr(uint64_t *addr, uint64_t val)
@@ -273,22 +250,32 @@ static inline void abuse_diverges(const char *finding)
 		 abuse_project_kernel() ? "project" : "reference");
 }
 
+/*
+ * Run the case NAME (unless ABUSE_ONLY leaves it out) and say how it
+ * ended: 0 with *O filled in, -1 if it was not run or could not be.
+ */
+static inline int abuse_case(const char *name, int (*fn)(void *), void *arg,
+			     struct abuse_outcome *o)
+{
+	if (abuse_filtered(name))
+		return -1;
+	if (abuse_run(fn, arg, o) != 0) {
+		tap_diag("%s: could not run the child: %s", name, strerror(errno));
+		tap_result(0, name);
+		return -1;
+	}
+	abuse_describe(name, o);
+	return 0;
+}
+
 /* Run a case and expect a fault SIGNO with si_code CODE. */
 static inline void abuse_expect_fault(const char *name, int (*fn)(void *), void *arg, int signo,
 				      int code)
 {
 	struct abuse_outcome o;
 
-	if (abuse_filtered(name))
-		return;
-
-	if (abuse_run(fn, arg, &o) != 0) {
-		tap_diag("%s: could not run the child: %s", name, strerror(errno));
-		tap_result(0, name);
-		return;
-	}
-	abuse_describe(name, &o);
-	tap_result(!o.hung && !o.exited && o.signo == signo && o.si_code == code, name);
+	if (abuse_case(name, fn, arg, &o) == 0)
+		tap_result(!o.hung && !o.exited && o.signo == signo && o.si_code == code, name);
 }
 
 /* Run a case and expect it to exit with 0 (its own checks passed). */
@@ -296,16 +283,8 @@ static inline void abuse_expect_exit0(const char *name, int (*fn)(void *), void 
 {
 	struct abuse_outcome o;
 
-	if (abuse_filtered(name))
-		return;
-
-	if (abuse_run(fn, arg, &o) != 0) {
-		tap_diag("%s: could not run the child: %s", name, strerror(errno));
-		tap_result(0, name);
-		return;
-	}
-	abuse_describe(name, &o);
-	tap_result(!o.hung && o.exited && o.code == 0, name);
+	if (abuse_case(name, fn, arg, &o) == 0)
+		tap_result(!o.hung && o.exited && o.code == 0, name);
 }
 
 /* The mapping of PID holding ADDR, from /proc/PID/maps: 0 if found. */
