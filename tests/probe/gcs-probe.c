@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "../gcs-abi.h"
+#include "../gcs-inline.h"
 #include "../tap.h"
 
 #define CHAIN_DEPTH 3
@@ -55,35 +56,6 @@ struct chain_record {
 	uint64_t entries[CHAIN_DEPTH];
 };
 
-/*
- * The prctl that enables GCS must not be made through a libc function:
- * that function's return address was pushed before GCS was on, so its
- * RET would fail the check. Inline, there is no return.
- */
-static inline __attribute__((always_inline)) long raw_prctl(long option, long arg)
-{
-	register long x8 __asm__("x8") = __NR_prctl;
-	register long x0 __asm__("x0") = option;
-	register long x1 __asm__("x1") = arg;
-	/* The shadow stack prctls insist that the unused arguments are 0. */
-	register long x2 __asm__("x2") = 0;
-	register long x3 __asm__("x3") = 0;
-	register long x4 __asm__("x4") = 0;
-
-	__asm__ volatile("svc #0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4)
-			 : "memory");
-	return x0;
-}
-
-/* GCSPR_EL0 by its encoding: binutils 2.40 has no mnemonic for it. */
-static inline __attribute__((always_inline)) uint64_t read_gcspr(void)
-{
-	uint64_t v;
-
-	__asm__ volatile("mrs %0, S3_3_C2_C5_1" : "=r"(v));
-	return v;
-}
-
 #define RETURN_ADDRESS() \
 	((uint64_t)(uintptr_t)__builtin_extract_return_addr(__builtin_return_address(0)))
 /* After a call, so that the call is not a tail call and stays on the GCS. */
@@ -95,7 +67,7 @@ static __attribute__((noinline)) void chain_leaf(struct chain_record *r, int sto
 	int i;
 
 	r->ra[0] = RETURN_ADDRESS();
-	r->gcspr = read_gcspr();
+	r->gcspr = gcs_read_gcspr();
 	gcs = (const uint64_t *)(uintptr_t)r->gcspr;
 	for (i = 0; i < CHAIN_DEPTH; i++)
 		r->entries[i] = gcs[i];
@@ -122,7 +94,7 @@ static int gcs_status(uint64_t *mode)
 {
 	unsigned long m = 0;
 
-	if (raw_prctl(PR_GET_SHADOW_STACK_STATUS, (long)&m) != 0)
+	if (gcs_raw_prctl(PR_GET_SHADOW_STACK_STATUS, (long)&m) != 0)
 		return -1;
 	*mode = m;
 	return 0;
@@ -487,7 +459,7 @@ int main(void)
 	tap_plan(7);
 	tap_result(1, "HWCAP_GCS in AT_HWCAP");
 	/* From here on main() must not return: see the comment at the top. */
-	ret = raw_prctl(PR_SET_SHADOW_STACK_STATUS, PR_SHADOW_STACK_ENABLE);
+	ret = gcs_raw_prctl(PR_SET_SHADOW_STACK_STATUS, PR_SHADOW_STACK_ENABLE);
 	test_enable(ret);
 	if (gcs_status(&mode) != 0 || !(mode & PR_SHADOW_STACK_ENABLE)) {
 		tap_diag("GCS is off: the remaining cases cannot run");
