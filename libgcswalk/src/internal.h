@@ -30,10 +30,6 @@ struct gw_thread {
 	struct gw_regs regs;
 	int have_gcs;
 	struct gcswalk_gcs_state gcs;
-	/* The ptrace state of a live target's thread (live.c only). */
-	int attached;   /* seized by us, detach on close */
-	int stopped;    /* known to be ptrace-stopped */
-	int pending_signal; /* a signal caught while seizing, given back on detach */
 };
 
 struct gw_mapping {
