@@ -42,6 +42,7 @@ struct core_state {
 	uint64_t address;
 	size_t signal_thread;
 	uint64_t vdso_base;     /* NT_AUXV's AT_SYSINFO_EHDR, 0 if none */
+	char *procname;         /* NT_PRPSINFO's, until it names thread 0 */
 };
 
 static struct core_state *C(const struct gcswalk_target *t)
@@ -120,6 +121,7 @@ static void core_close(struct gcswalk_target *t)
 	if (c->fd >= 0)
 		close(c->fd);
 	free(c->segs);
+	free(c->procname);
 	free(c);
 	t->priv = NULL;
 }
@@ -313,9 +315,9 @@ static int parse_notes(struct gcswalk_target *t, Elf *e, const GElf_Phdr *ph)
 					       (unsigned)nh.n_descsz);
 			memcpy(&pid, desc + arch->prpsinfo_pid_offset, sizeof(pid));
 			t->pid = pid;
-			free(t->procname);
-			t->procname = strndup(desc + fo, fs);
-			if (!t->procname)
+			free(C(t)->procname);
+			C(t)->procname = strndup(desc + fo, fs);
+			if (!C(t)->procname)
 				return gw_fail(t, GCSWALK_E_NOMEM, "out of memory");
 		} else if (core_note && nh.n_type == NT_SIGINFO) {
 			ret = parse_siginfo(t, cur, desc, nh.n_descsz);
@@ -400,8 +402,8 @@ static int load_core(struct gcswalk_target *t, const char *path)
 	}
 	if (t->nthreads == 0)
 		return gw_fail(t, GCSWALK_E_CORRUPT, "%s: no NT_PRSTATUS note: no threads", path);
-	t->threads[0].name = t->procname;
-	t->procname = NULL;
+	t->threads[0].name = C(t)->procname;
+	C(t)->procname = NULL;
 	if (t->pid == 0)
 		t->pid = t->threads[0].tid;
 	return GCSWALK_OK;

@@ -30,10 +30,6 @@ struct gw_thread {
 	struct gw_regs regs;
 	int have_gcs;
 	struct gcswalk_gcs_state gcs;
-	/* The ptrace state of a live target's thread (live.c only). */
-	int attached;   /* seized by us, detach on close */
-	int stopped;    /* known to be ptrace-stopped */
-	int pending_signal; /* a signal caught while seizing, given back on detach */
 };
 
 struct gw_mapping {
@@ -43,7 +39,9 @@ struct gw_mapping {
 
 struct gcswalk_target;
 
-/* A source of threads and memory: live process or core file. */
+/* A back end: where a target's threads, memory and facts come from (live
+ * process, core file, caller-supplied source, mappings only). Its state
+ * is private, in the target's priv. */
 struct gw_backend {
 	const char *name;
 	/* Read up to LEN bytes at ADDR; *GOT = bytes read before the first
@@ -112,7 +110,6 @@ struct gcswalk_target {
 	char **retired;
 	size_t nretired, retired_cap;
 	char *errmsg;
-	char *procname;         /* core: from NT_PRPSINFO */
 	/* Facts read on first use (facts.c, vdso.c). */
 	struct gw_region *regions;
 	size_t nregions, regions_cap;
@@ -140,12 +137,13 @@ GW_HIDDEN int gw_target_retire(struct gcswalk_target *t, char *s);
 /* The file mapping containing ADDR, or NULL. */
 GW_HIDDEN const struct gw_mapping *gw_target_find_mapping(const struct gcswalk_target *t,
 							  uint64_t addr);
-/* Append a region; 0 or GCSWALK_E_NOMEM. Kept in address order. */
+/* facts.c: append a region; 0 or GCSWALK_E_NOMEM. Kept in address order. */
 GW_HIDDEN int gw_target_add_region(struct gcswalk_target *t, enum gcswalk_region_kind kind,
 				   uint64_t start, uint64_t end);
 /* Forget what facts.c and vdso.c read (after a new memory map). */
 GW_HIDDEN void gw_target_forget_facts(struct gcswalk_target *t);
-/* ARR (N items, *CAP allocated) with room for one more, or NULL. */
+/* target.c: ARR (N items, *CAP allocated) with room for one more (doubling),
+ * or NULL with ARR unchanged. */
 GW_HIDDEN void *gw_grow(void *arr, size_t n, size_t *cap, size_t size);
 
 /* buildid.c: the GNU build-id note of an open ELF, malloc'd into *ID.
@@ -157,7 +155,7 @@ GW_HIDDEN int gw_elf_build_id(void *elf, unsigned char **id, size_t *size);
 GW_HIDDEN int gw_target_opened(struct gcswalk_target *t, int status, gcswalk_target **out,
 			       char **errmsg);
 
-/* Sized structs from callers (options, sources): SRC holds SRC_SIZE
+/* target.c: sized structs from callers (options, sources): SRC holds SRC_SIZE
  * bytes (its size field), at least MIN_SIZE (the 1.0 size); a larger
  * struct from a newer caller is accepted when the bytes this library does
  * not know are zero. DST (DST_SIZE bytes, holding the defaults) gets the

@@ -28,9 +28,19 @@
 /* Attach rounds: threads that a round finds new are attached in the next. */
 #define MAX_ATTACH_ROUNDS 64
 
+/* The ptrace state of one thread, beside the target's thread of the same
+ * index. */
+struct live_thread {
+	int attached;           /* seized by us: detach on close */
+	int stopped;            /* known to be ptrace-stopped */
+	int pending_signal;     /* a signal caught while seizing, given back on detach */
+};
+
 /* What a live target keeps, private to this file. */
 struct live_state {
 	unsigned flags;                 /* GCSWALK_ATTACH_* */
+	struct live_thread *threads;    /* as many as the target's threads */
+	size_t threads_cap;
 	/* Every mapping of the last map read, file-backed or not: the
 	 * regions a GCS can be in. */
 	struct gw_segment *segs;
@@ -40,6 +50,28 @@ struct live_state {
 static struct live_state *L(const struct gcswalk_target *t)
 {
 	return t->priv;
+}
+
+static struct live_thread *LT(const struct gcswalk_target *t, const struct gw_thread *th)
+{
+	return &L(t)->threads[th - t->threads];
+}
+
+/* A thread for the target, and its ptrace state (all 0); NULL when out
+ * of memory. */
+static struct gw_thread *add_thread(struct gcswalk_target *t, pid_t tid)
+{
+	struct live_state *l = L(t);
+	struct live_thread *n = gw_grow(l->threads, t->nthreads, &l->threads_cap, sizeof(*n));
+	struct gw_thread *th;
+
+	if (!n)
+		return NULL;
+	l->threads = n;
+	th = gw_target_add_thread(t, tid);
+	if (th)
+		memset(LT(t, th), 0, sizeof(struct live_thread));
+	return th;
 }
 
 static int live_read(struct gcswalk_target *t, uint64_t addr, void *buf, size_t len, size_t *got)
@@ -110,7 +142,7 @@ static int live_check_thread(struct gcswalk_target *t, struct gw_thread *th)
 		return gw_fail(t, GCSWALK_E_NO_REGISTERS,
 			       "thread %d: opened with GCSWALK_ATTACH_NONE, no registers",
 			       (int)th->tid);
-	if (!th->stopped)
+	if (!LT(t, th)->stopped)
 		return gw_fail(t, gw_proc_thread_alive(th->tid) ? GCSWALK_E_NOT_STOPPED :
 				  GCSWALK_E_THREAD_GONE,
 			       "thread %d is not ptrace-stopped", (int)th->tid);
@@ -123,8 +155,8 @@ static int live_check_thread(struct gcswalk_target *t, struct gw_thread *th)
 		return GCSWALK_OK;      /* no GCS regset: the walk says so */
 	/* A thread we stopped leaves its stop only by dying (SIGKILL), even
 	 * if it is not a zombie yet. */
-	if (th->attached || !gw_proc_thread_alive(th->tid)) {
-		th->stopped = 0;
+	if (LT(t, th)->attached || !gw_proc_thread_alive(th->tid)) {
+		LT(t, th)->stopped = 0;
 		return gw_fail(t, GCSWALK_E_THREAD_GONE, "thread %d exited", (int)th->tid);
 	}
 	return gw_fail(t, GCSWALK_E_NOT_STOPPED, "thread %d is not ptrace-stopped", (int)th->tid);
@@ -160,16 +192,19 @@ static void live_close(struct gcswalk_target *t)
 		return;
 
 	for (i = 0; i < t->nthreads; i++) {
-		if (!t->threads[i].attached)
+		struct live_thread *lt = &L(t)->threads[i];
+
+		if (!lt->attached)
 			continue;
 		if (ptrace(PTRACE_DETACH, t->threads[i].tid, NULL,
-			   (void *)(uintptr_t)t->threads[i].pending_signal) != 0) {
+			   (void *)(uintptr_t)lt->pending_signal) != 0) {
 			if (errno != ESRCH)
 				continue;
 			reap_dead_tracee(t, t->threads[i].tid);
 		}
-		t->threads[i].attached = 0;
+		lt->attached = 0;
 	}
+	free(L(t)->threads);
 	free(L(t)->segs);
 	free(t->priv);
 	t->priv = NULL;
@@ -279,16 +314,16 @@ static int seize_one(struct gcswalk_target *t, pid_t tid, uint64_t deadline)
 		return gw_fail_errno(t, err == EPERM ? GCSWALK_E_PERMISSION : GCSWALK_E_SYSTEM,
 				     err, "PTRACE_SEIZE of thread %d", (int)tid);
 	}
-	th = gw_target_add_thread(t, tid);
+	th = add_thread(t, tid);
 	if (!th) {
 		/* Best effort: we are failing anyway, and report why. */
 		(void)ptrace(PTRACE_DETACH, tid, NULL, NULL);
 		return gw_fail(t, GCSWALK_E_NOMEM, "out of memory");
 	}
-	th->attached = 1;
+	LT(t, th)->attached = 1;
 	if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) != 0) {
 		if (errno == ESRCH) {
-			th->attached = 0;
+			LT(t, th)->attached = 0;
 			t->nthreads--;
 			return 0;
 		}
@@ -299,12 +334,12 @@ static int seize_one(struct gcswalk_target *t, pid_t tid, uint64_t deadline)
 	if (ret < 0)
 		return ret;
 	if (ret == 0) {                         /* it exited while we attached */
-		th->attached = 0;
+		LT(t, th)->attached = 0;
 		t->nthreads--;
 		return 0;
 	}
-	th->stopped = 1;
-	th->pending_signal = sig;
+	LT(t, th)->stopped = 1;
+	LT(t, th)->pending_signal = sig;
 	return 1;
 }
 
@@ -332,7 +367,7 @@ static int scan_tasks(struct gcswalk_target *t, uint64_t deadline, size_t *fresh
 		if (find_thread(t, (pid_t)tid))
 			continue;
 		if (L(t)->flags & (GCSWALK_ATTACH_STOPPED | GCSWALK_ATTACH_NONE)) {
-			struct gw_thread *th = gw_target_add_thread(t, (pid_t)tid);
+			struct gw_thread *th = add_thread(t, (pid_t)tid);
 
 			if (!th) {
 				ret = gw_fail(t, GCSWALK_E_NOMEM, "out of memory");
@@ -420,15 +455,15 @@ static int read_thread_name(struct gcswalk_target *t, struct gw_thread *th)
 }
 
 /* Registers and GCS state of a thread the caller or we stopped. */
-static void read_thread_regs(struct gw_thread *th)
+static void read_thread_regs(struct gcswalk_target *t, struct gw_thread *th)
 {
 	if (gw_arch_ptrace_regs(th->tid, &th->regs) != 0) {
 		th->regs.valid = 0;
 		if (errno == ESRCH)
-			th->stopped = 0;        /* gone, or not stopped by the caller */
+			LT(t, th)->stopped = 0; /* gone, or not stopped by the caller */
 		return;
 	}
-	th->stopped = 1;
+	LT(t, th)->stopped = 1;
 	th->have_gcs = gw_arch_ptrace_gcs(th->tid, &th->gcs) == 0;
 }
 
@@ -439,7 +474,7 @@ static int read_thread_state(struct gcswalk_target *t, struct gw_thread *th)
 	if (ret < 0)
 		return ret;
 	if (!(L(t)->flags & GCSWALK_ATTACH_NONE))
-		read_thread_regs(th);
+		read_thread_regs(t, th);
 	return GCSWALK_OK;
 }
 
@@ -467,9 +502,12 @@ static int open_live(struct gcswalk_target *t, unsigned timeout_ms)
 	for (i = 1; i < t->nthreads; i++) {
 		if (t->threads[i].tid == t->pid) {
 			struct gw_thread tmp = t->threads[0];
+			struct live_thread ltmp = L(t)->threads[0];
 
 			t->threads[0] = t->threads[i];
 			t->threads[i] = tmp;
+			L(t)->threads[0] = L(t)->threads[i];
+			L(t)->threads[i] = ltmp;
 		}
 	}
 	for (i = 0; i < t->nthreads; i++) {
@@ -591,7 +629,7 @@ int gcswalk_target_refresh_thread(gcswalk_target *t, int tid, unsigned flags)
 		if (access(path, F_OK) != 0)
 			return gw_fail(t, errno == ENOENT ? GCSWALK_E_INVALID : GCSWALK_E_SYSTEM,
 				       "%d is not a thread of process %d", tid, (int)t->pid);
-		th = gw_target_add_thread(t, tid);
+		th = add_thread(t, tid);
 		if (!th)
 			return gw_fail(t, GCSWALK_E_NOMEM, "out of memory");
 		fresh = 1;
@@ -607,8 +645,8 @@ int gcswalk_target_refresh_thread(gcswalk_target *t, int tid, unsigned flags)
 		if (ret < 0)
 			return ret;
 	}
-	read_thread_regs(th);
-	if (!th->stopped)
+	read_thread_regs(t, th);
+	if (!LT(t, th)->stopped)
 		return gw_fail(t, gw_proc_thread_alive(th->tid) ? GCSWALK_E_NOT_STOPPED :
 				  GCSWALK_E_THREAD_GONE,
 			       "thread %d is not ptrace-stopped", (int)th->tid);

@@ -99,7 +99,6 @@ void gw_target_free(struct gcswalk_target *t)
 	for (i = 0; i < t->nretired; i++)
 		free(t->retired[i]);
 	free(t->retired);
-	free(t->procname);
 	free(t->errmsg);
 	free(t);
 }

@@ -44,6 +44,20 @@ static int link_base(Elf *e, uint64_t *base)
 	return -1;
 }
 
+/* The name of symbol I of D when it is a function inside the image (its
+ * symbol in *SYM), else NULL. */
+static const char *function_name(Elf *e, Elf_Data *d, size_t strndx, size_t i, uint64_t base,
+				 uint64_t image_size, GElf_Sym *sym)
+{
+	const char *name;
+
+	if (!gelf_getsym(d, (int)i, sym) || GELF_ST_TYPE(sym->st_info) != STT_FUNC ||
+	    sym->st_shndx == SHN_UNDEF || sym->st_value < base || sym->st_value - base >= image_size)
+		return NULL;
+	name = elf_strptr(e, strndx, sym->st_name);
+	return name && name[0] ? name : NULL;
+}
+
 /* Function symbols of .dynsym into V, names copied into one block. */
 static int read_symbols(struct gcswalk_target *t, Elf *e, uint64_t image_size, struct gw_vdso *v)
 {
@@ -65,14 +79,9 @@ static int read_symbols(struct gcswalk_target *t, Elf *e, uint64_t image_size, s
 	/* Two passes: count and measure, then fill. */
 	for (i = 0; i < count; i++) {
 		GElf_Sym sym;
-		const char *name;
+		const char *name = function_name(e, d, strndx, i, base, image_size, &sym);
 
-		if (!gelf_getsym(d, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
-		    sym.st_shndx == SHN_UNDEF || sym.st_value < base ||
-		    sym.st_value - base >= image_size)
-			continue;
-		name = elf_strptr(e, strndx, sym.st_name);
-		if (!name || !name[0])
+		if (!name)
 			continue;
 		names_len += strlen(name) + 1;
 		n++;
@@ -85,15 +94,10 @@ static int read_symbols(struct gcswalk_target *t, Elf *e, uint64_t image_size, s
 		return gw_fail(t, GCSWALK_E_NOMEM, "out of memory");
 	for (i = 0; i < count && v->nsymbols < n; i++) {
 		GElf_Sym sym;
-		const char *name;
+		const char *name = function_name(e, d, strndx, i, base, image_size, &sym);
 		size_t len;
 
-		if (!gelf_getsym(d, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
-		    sym.st_shndx == SHN_UNDEF || sym.st_value < base ||
-		    sym.st_value - base >= image_size)
-			continue;
-		name = elf_strptr(e, strndx, sym.st_name);
-		if (!name || !name[0])
+		if (!name)
 			continue;
 		len = strlen(name) + 1;
 		if (len > names_len - at)

@@ -55,7 +55,7 @@ int main(int argc, char **argv)
 	guest_full = read_in(argv[1], "guest-full.txt");
 	if (!core || !sysroot || !expect || !guest_full)
 		tap_skip_all("no guest core in the folder");
-	tap_plan(5);
+	tap_plan(6);
 	ret = gcswalk_target_open_core(&t, core, &err);
 	if (ret != GCSWALK_OK)
 		tap_diag("%s: %s: %s", core, gcswalk_strerror(ret), err ? err : "");
@@ -105,6 +105,27 @@ int main(int argc, char **argv)
 		free(want);
 		free(tids);
 		text_free(&cfi);
+	}
+	{
+		/* The facts of a real arm64 core, read on this host: the
+		 * SIGQUIT that made it, and the vDSO from its dumped segment. */
+		struct gcswalk_signal_info si;
+		const struct gcswalk_elf_symbol *syms = NULL;
+		size_t nsyms = 0, k, clock = 0, nbid = 0;
+		const unsigned char *bid = NULL;
+
+		memset(&si, 0, sizeof(si));
+		si.size = sizeof(si);
+		ok = gcswalk_target_fatal_signal(t, &si) == GCSWALK_OK && si.signo == 3 &&
+		     si.thread_index == 0 &&
+		     gcswalk_target_vdso(t, NULL, NULL, &syms, &nsyms, &bid, &nbid) == GCSWALK_OK;
+		for (k = 0; ok && k < nsyms; k++)
+			clock += strcmp(syms[k].name, "__kernel_clock_gettime") == 0;
+		ok = ok && clock == 1 && nbid > 0;
+		if (!ok)
+			tap_diag("signal %d, %zu vDSO symbols: %s", si.signo, nsyms,
+				 gcswalk_target_errmsg(t));
+		tap_result(ok, "host: the core's SIGQUIT, and its vDSO's symbols and build-id");
 	}
 	text_free(&canon);
 	text_free(&full);

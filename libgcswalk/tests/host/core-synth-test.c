@@ -126,10 +126,7 @@ static int build_reference(struct synth_buf *core)
 	/* Thread 1's signal frame, above its SP: a sigcontext whose pc is the
 	 * interrupted PC, an fpsimd record, and a GCS record naming the cap. */
 	memset(stack, 0, sizeof(stack));
-	stack[64 + 264 / 8] = 0x400abc;
-	stack[64 + 288 / 8] = 0x46508001 | (528ULL << 32);
-	stack[64 + (288 + 528) / 8] = 0x47435300 | (32ULL << 32);
-	stack[64 + (288 + 528) / 8 + 1] = slot1(2);
+	put_signal_frame(&stack[64], 0x400abc, slot1(2));
 	/* Thread 2: GCS off; frame records on the stack for the FP fallback. */
 	stack[2] = STACK_BASE + 0x40;
 	stack[3] = 0x400604;
@@ -160,17 +157,7 @@ static int build_reference(struct synth_buf *core)
 	make_gcs(gn[6], 1, GCS3_BASE + 0x1000 - 16);
 
 	/* Thread 8: GCS and frame records, one of them overwritten. */
-	gcs1[900] = 0x401004;           /* the leaf's return: no record for it */
-	gcs1[901] = 0x401104;
-	gcs1[902] = 0x401204;
-	gcs1[903] = 0x401304;
-	gcs1[904] = 0;
-	stack[16] = STACK_BASE + 0xa0;
-	stack[17] = 0x401104;
-	stack[20] = STACK_BASE + 0xc0;
-	stack[21] = 0x666664;           /* was 0x401204 */
-	stack[24] = 0;
-	stack[25] = 0x401304;
+	put_smashed_records(&gcs1[900], stack, STACK_BASE);
 	make_prstatus(&pr[7], 108, 0x400080, 0x401004, STACK_BASE + 0x70, STACK_BASE + 0x80);
 	make_gcs(gn[7], 1, GCS_BASE + 900 * 8);
 

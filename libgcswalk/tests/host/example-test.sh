@@ -16,21 +16,27 @@ else
 	echo "not ok 1 cmake --install into a temporary prefix"
 	exit 1
 fi
-sed -n '/<!-- example: gcswalk-stack.c -->/,/^```$/p' "$doc" | sed '1,2d;$d' >"$work/gcswalk-stack.c"
 pc=$(find "$work/prefix" -name gcswalk.pc | head -n 1)
 export PKG_CONFIG_PATH="${pc%/*}"
-# $extra and pkg-config's output are lists of flags: split on purpose.
-# shellcheck disable=SC2046,SC2086
-if [ -s "$work/gcswalk-stack.c" ] &&
-	$cc $extra -std=c11 -Wall -Wextra -Werror -o "$work/gcswalk-stack" "$work/gcswalk-stack.c" \
-		$(pkg-config --cflags --libs gcswalk) -Wl,-rpath,"$(pkg-config --variable=libdir gcswalk)" \
-		>"$work/cc.log" 2>&1; then
-	echo "ok 2 the documented example builds with pkg-config --cflags --libs gcswalk"
-else
-	sed 's/^/# /' "$work/cc.log"
-	echo "not ok 2 the documented example builds with pkg-config --cflags --libs gcswalk"
-	exit 1
-fi
+
+# build_example NAME N: extract the block marked NAME.c from the doc, build
+# it with pkg-config against the installed copy; result N.
+build_example() {
+	sed -n "/<!-- example: $1.c -->/,/^\`\`\`\$/p" "$doc" | sed '1,2d;$d' >"$work/$1.c"
+	# $extra and pkg-config's output are lists of flags: split on purpose.
+	# shellcheck disable=SC2046,SC2086
+	if [ -s "$work/$1.c" ] &&
+		$cc $extra -std=c11 -Wall -Wextra -Werror -o "$work/$1" "$work/$1.c" \
+			$(pkg-config --cflags --libs gcswalk) \
+			-Wl,-rpath,"$(pkg-config --variable=libdir gcswalk)" >"$work/$1.log" 2>&1; then
+		echo "ok $2 the example $1.c builds with pkg-config --cflags --libs gcswalk"
+	else
+		sed 's/^/# /' "$work/$1.log"
+		echo "not ok $2 the example $1.c builds with pkg-config --cflags --libs gcswalk"
+		exit 1
+	fi
+}
+build_example gcswalk-stack 2
 # A core that the example can read: the synthetic one, kept by its test.
 core=$(GCSWALK_KEEP_CORE="$work/synth.core" "$4" >/dev/null 2>&1; echo "$work/synth.core")
 out=$("$work/gcswalk-stack" --core "$core" 2>&1)
@@ -42,18 +48,7 @@ else
 	exit 1
 fi
 # The caller-supplied source's example: built the same way, and run.
-sed -n '/<!-- example: gcswalk-source.c -->/,/^```$/p' "$doc" | sed '1,2d;$d' >"$work/gcswalk-source.c"
-# shellcheck disable=SC2046,SC2086
-if [ -s "$work/gcswalk-source.c" ] &&
-	$cc $extra -std=c11 -Wall -Wextra -Werror -o "$work/gcswalk-source" "$work/gcswalk-source.c" \
-		$(pkg-config --cflags --libs gcswalk) -Wl,-rpath,"$(pkg-config --variable=libdir gcswalk)" \
-		>"$work/cc2.log" 2>&1; then
-	echo "ok 4 the source example builds with pkg-config --cflags --libs gcswalk"
-else
-	sed 's/^/# /' "$work/cc2.log"
-	echo "not ok 4 the source example builds with pkg-config --cflags --libs gcswalk"
-	exit 1
-fi
+build_example gcswalk-source 4
 out=$("$work/gcswalk-source" 2>&1)
 want='pc return sigreturn signal-cap return terminator (end'
 got=$(printf '%s\n' "$out" | awk '{ print $1 }' | tr '\n' ' ')

@@ -115,25 +115,12 @@ static void build_memory(void)
 	gcs[1024 - 8 + 5] = 0x400404;
 	gcs[1024 - 8 + 6] = 0x400504;
 	gcs[1024 - 8 + 7] = 0;                             /* terminator */
-	stack[64 + 264 / 8] = 0x400abc;                    /* the interrupted PC */
-	stack[64 + 288 / 8] = 0x46508001 | (528ULL << 32); /* fpsimd record */
-	stack[64 + (288 + 528) / 8] = 0x47435300 | (32ULL << 32);
-	stack[64 + (288 + 528) / 8 + 1] = slot(2);         /* GCS record: the cap */
+	put_signal_frame(&stack[64], 0x400abc, slot(2));
 	/* No terminator: the entries run into an unmapped page. */
 	gcs2[510] = 0x400804;
 	gcs2[511] = 0x400904;
 	/* GCS and frame records, the middle record overwritten. */
-	gcs[100] = 0x401004;
-	gcs[101] = 0x401104;
-	gcs[102] = 0x401204;
-	gcs[103] = 0x401304;
-	gcs[104] = 0;
-	stack[16] = STACK_BASE + 0xa0;
-	stack[17] = 0x401104;
-	stack[20] = STACK_BASE + 0xc0;
-	stack[21] = 0x666664;           /* was 0x401204 */
-	stack[24] = 0;
-	stack[25] = 0x401304;
+	put_smashed_records(&gcs[100], stack, STACK_BASE);
 
 	for (i = 0; i < NTHREADS; i++) {
 		threads[i].size = sizeof(threads[i]);

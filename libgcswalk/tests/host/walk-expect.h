@@ -2,7 +2,8 @@
 /*
  * Host tests' walk checks: a walk of a thread gives exactly these frames
  * (kind and address) and ends with this status; or its start fails with
- * this error. Header-only; include after tap.h.
+ * this error. And the hand-made stacks the synthetic core and the
+ * caller-supplied source share. Header-only; include after tap.h.
  */
 #ifndef GCSWALK_WALK_EXPECT_H
 #define GCSWALK_WALK_EXPECT_H
@@ -63,6 +64,36 @@ static int walk_error(gcswalk_target *t, size_t idx, int expected)
 			 gcswalk_target_errmsg(t), gcswalk_strerror(expected));
 	gcswalk_walk_free(w);
 	return ret == expected && w == NULL;
+}
+
+/* A kernel signal frame at STACK (64-bit words): the sigcontext's pc
+ * (the interrupted PC), an fpsimd record, then the GCS record naming the
+ * signal cap at CAP_SLOT. */
+static void put_signal_frame(uint64_t *stack, uint64_t pc, uint64_t cap_slot)
+{
+	stack[264 / 8] = pc;
+	stack[288 / 8] = 0x46508001 | (528ULL << 32);
+	stack[(288 + 528) / 8] = 0x47435300 | (32ULL << 32);
+	stack[(288 + 528) / 8 + 1] = cap_slot;
+}
+
+/* Four returns and a terminator at GCS; on the stack at STACK (mapped at
+ * STACK_BASE), the frame records of the three callers at words 16, 20
+ * and 24 (the leaf's return has none), the middle one overwritten with
+ * 0x666664: gcswalk_verify() must report it, and only it. */
+static void put_smashed_records(uint64_t *gcs, uint64_t *stack, uint64_t stack_base)
+{
+	gcs[0] = 0x401004;
+	gcs[1] = 0x401104;
+	gcs[2] = 0x401204;
+	gcs[3] = 0x401304;
+	gcs[4] = 0;
+	stack[16] = stack_base + 0xa0;
+	stack[17] = 0x401104;
+	stack[20] = stack_base + 0xc0;
+	stack[21] = 0x666664;           /* was 0x401204 */
+	stack[24] = 0;
+	stack[25] = 0x401304;
 }
 
 #endif
