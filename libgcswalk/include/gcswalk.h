@@ -71,6 +71,7 @@ enum gcswalk_error {
 	GCSWALK_E_NO_SYMBOL = -19,    /* no module or symbol at this address */
 	GCSWALK_E_DWFL = -20,         /* elfutils (libdwfl) failed */
 	GCSWALK_E_SYSTEM = -21,       /* another system call failure (errno in the message) */
+	GCSWALK_E_NO_SIGNAL = -22,    /* the core records no signal (no NT_SIGINFO) */
 };
 
 /* A static, never-NULL English description of any status or error. */
@@ -118,8 +119,9 @@ enum gcswalk_frame_kind {
 	GCSWALK_FRAME_INTERRUPTED_PC,
 };
 
-/* Which unwinder produced a frame. */
-enum gcswalk_source {
+/* Which unwinder produced a frame. (Named enum gcswalk_source before 1.0:
+ * that tag is now struct gcswalk_source, a caller-supplied target.) */
+enum gcswalk_frame_source {
 	GCSWALK_SOURCE_GCS = 1,     /* the Guarded Control Stack (or registers, for PC/LR) */
 	GCSWALK_SOURCE_FP = 2,      /* frame records (x29 chain): fallback */
 	GCSWALK_SOURCE_CFI = 3,     /* DWARF call frame information via libdwfl: fallback */
@@ -127,7 +129,7 @@ enum gcswalk_source {
 
 struct gcswalk_frame {
 	enum gcswalk_frame_kind kind;
-	enum gcswalk_source source;
+	enum gcswalk_frame_source source;
 	/* PC, LR or return address; for INVALID the raw entry; for caps the
 	 * raw token; 0 for TERMINATOR and UNREADABLE. */
 	uint64_t address;
@@ -139,7 +141,7 @@ struct gcswalk_frame {
 /* Name of a frame kind ("return", "signal-cap", ...), static, or "?". */
 const char *gcswalk_frame_kind_name(enum gcswalk_frame_kind kind);
 /* Name of a frame source ("gcs", "fp", "cfi"), static, or "?". */
-const char *gcswalk_source_name(enum gcswalk_source source);
+const char *gcswalk_source_name(enum gcswalk_frame_source source);
 
 /* ---- The calling thread --------------------------------------------- */
 
@@ -246,9 +248,15 @@ int gcswalk_target_pid(const gcswalk_target *target);
  * process, the main thread. */
 size_t gcswalk_target_thread_count(const gcswalk_target *target);
 
+/* GCS mode bits, as in prctl(PR_{GET,SET,LOCK}_SHADOW_STACK_STATUS) and
+ * NT_ARM_GCS (PR_SHADOW_STACK_ENABLE, _WRITE, _PUSH). */
+#define GCSWALK_GCS_ENABLE (1ULL << 0)
+#define GCSWALK_GCS_WRITE  (1ULL << 1)
+#define GCSWALK_GCS_PUSH   (1ULL << 2)
+
 /* GCS state of a thread, as the kernel reports it (struct user_gcs). */
 struct gcswalk_gcs_state {
-	uint64_t features_enabled;   /* PR_SHADOW_STACK_ENABLE = 1, _WRITE = 2, _PUSH = 4 */
+	uint64_t features_enabled;   /* GCSWALK_GCS_ENABLE | _WRITE | _PUSH */
 	uint64_t features_locked;
 	uint64_t gcspr;              /* GCSPR_EL0: the newest entry */
 };
@@ -343,6 +351,60 @@ enum gcswalk_refresh_flags {
  */
 int gcswalk_target_refresh_thread(gcswalk_target *target, int tid, unsigned flags);
 int gcswalk_target_refresh(gcswalk_target *target, unsigned flags);
+
+/* ---- Targets whose registers and memory the caller supplies --------- */
+
+/*
+ * Read SIZE bytes at ADDRESS into BUF; store in *GOT the bytes read before
+ * the first unreadable one. Return GCSWALK_OK when all were read,
+ * GCSWALK_E_IO when fewer, or another negative gcswalk_error (passed on to
+ * the caller of the walk). Called only from the thread using the target,
+ * during calls on it (walks, verify, reads, CFI unwinding). A callback that
+ * can only say "all or nothing" (got 0 on failure) still gives exact walks:
+ * after a short read the library retries the rest page by page.
+ */
+typedef int (*gcswalk_read_fn)(void *data, uint64_t address, void *buf, size_t size,
+			       size_t *got);
+
+/* One thread of a caller-supplied source. */
+struct gcswalk_source_thread {
+	size_t size;                 /* sizeof(struct gcswalk_source_thread) */
+	int tid;
+	const char *name;            /* may be NULL; copied */
+	int have_registers;          /* pc, lr, sp, fp are valid */
+	uint64_t pc, lr, sp, fp;
+	int have_gcs;                /* gcs below is valid */
+	struct gcswalk_gcs_state gcs;
+};
+
+struct gcswalk_source {
+	size_t size;                 /* sizeof(struct gcswalk_source) */
+	int pid;                     /* what gcswalk_target_pid() returns */
+	gcswalk_read_fn read;        /* required */
+	void *data;                  /* passed to read */
+	/* THREAD_COUNT threads, copied; each item's size field is the
+	 * array's stride and must be the same in every item. */
+	const struct gcswalk_source_thread *threads;
+	size_t thread_count;
+	const struct gcswalk_mapping *mappings;      /* copied; may be NULL/0 */
+	size_t mapping_count;
+};
+
+/*
+ * A target whose registers and memory the caller supplies: a debugger that
+ * owns ptrace (the library reads through it), or a test feeding hand-made
+ * stacks. The architecture is arm64, on any host. Threads keep the order
+ * given; mappings (file mappings, for symbolisers) likewise. The walk of a
+ * GCS without a known mapping reads until the terminator, an unreadable
+ * slot, or max_frames. A thread without have_gcs gives
+ * GCSWALK_E_NO_GCS_CPU when walked with GCSWALK_METHOD_GCS.
+ *
+ * Errors: GCSWALK_E_INVALID (NULL, no read callback, a size too small,
+ * a mapping without a path or with end <= start), GCSWALK_E_NOMEM. On
+ * error *OUT is NULL. ERRMSG is as for gcswalk_target_open_pid().
+ */
+int gcswalk_target_open_source(gcswalk_target **out, const struct gcswalk_source *source,
+			       char **errmsg);
 
 /* ---- Walks ---------------------------------------------------------- */
 

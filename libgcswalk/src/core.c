@@ -98,6 +98,8 @@ static const struct gw_backend core_backend = {
 	.region = core_region,
 	.check_thread = NULL,
 	.close = core_close,
+	.no_gcs_status = GCSWALK_E_NO_GCS_NOTE,
+	.no_gcs_detail = "no NT_ARM_GCS note",
 };
 
 /* NT_FILE: count, page size, count * {start, end, page offset}, names. */

@@ -36,6 +36,7 @@ static const struct {
 	{ GCSWALK_E_NO_SYMBOL, "no module or symbol at this address" },
 	{ GCSWALK_E_DWFL, "elfutils libdwfl failed" },
 	{ GCSWALK_E_SYSTEM, "system call failed" },
+	{ GCSWALK_E_NO_SIGNAL, "the core records no signal" },
 };
 
 const char *gcswalk_strerror(int status)
@@ -137,7 +138,7 @@ const char *gcswalk_frame_kind_name(enum gcswalk_frame_kind kind)
 	return "?";
 }
 
-const char *gcswalk_source_name(enum gcswalk_source source)
+const char *gcswalk_source_name(enum gcswalk_frame_source source)
 {
 	switch (source) {
 	case GCSWALK_SOURCE_GCS:

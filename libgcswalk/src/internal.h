@@ -12,6 +12,9 @@
 
 #define GW_HIDDEN __attribute__((visibility("hidden")))
 
+/* The lowest (last) error of enum gcswalk_error. */
+#define GW_E_LOWEST GCSWALK_E_NO_SIGNAL
+
 /* Registers of a thread, in the architecture-neutral shape walks need. */
 struct gw_regs {
 	int valid;
@@ -51,7 +54,12 @@ struct gw_backend {
 	/* Check that thread TH can be walked now (live: still there and
 	 * stopped). May be NULL (core). */
 	int (*check_thread)(struct gcswalk_target *t, struct gw_thread *th);
+	/* Free the back end's private state (T->priv). May be NULL. */
 	void (*close)(struct gcswalk_target *t);
+	/* What a thread without GCS state means here: the status and the
+	 * detail of the error a GCS walk gives. */
+	int no_gcs_status;
+	const char *no_gcs_detail;
 };
 
 struct gw_segment {
@@ -60,6 +68,7 @@ struct gw_segment {
 
 struct gcswalk_target {
 	const struct gw_backend *be;
+	void *priv;             /* the back end's own state */
 	const struct gw_arch *arch;
 	pid_t pid;
 	struct gw_thread *threads;
@@ -106,6 +115,14 @@ GW_HIDDEN const struct gw_mapping *gw_target_find_mapping(const struct gcswalk_t
  * detail to *ERRMSG (if not NULL), close T and return STATUS. */
 GW_HIDDEN int gw_target_opened(struct gcswalk_target *t, int status, gcswalk_target **out,
 			       char **errmsg);
+
+/* Sized structs from callers (options, sources): SRC holds SRC_SIZE
+ * bytes (its size field), at least MIN_SIZE (the 1.0 size); a larger
+ * struct from a newer caller is accepted when the bytes this library does
+ * not know are zero. DST (DST_SIZE bytes, holding the defaults) gets the
+ * known part. GCSWALK_OK or GCSWALK_E_INVALID. */
+GW_HIDDEN int gw_sized_in(void *dst, size_t dst_size, const void *src, size_t src_size,
+			  size_t min_size);
 
 /* symbol.c: the symboliser's Dwfl (with the target's modules reported),
  * and whether a CFI unwinder state has been attached to it. */

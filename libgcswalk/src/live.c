@@ -163,6 +163,8 @@ static const struct gw_backend live_backend = {
 	.region = live_region,
 	.check_thread = live_check_thread,
 	.close = live_close,
+	.no_gcs_status = GCSWALK_E_NO_GCS_CPU,
+	.no_gcs_detail = "no NT_ARM_GCS regset",
 };
 
 static uint64_t now_ms(void)

@@ -263,10 +263,9 @@ static int check_gcs(struct gcswalk_target *t, struct gw_thread *th)
 	if (!th->regs.valid)
 		return gw_fail(t, GCSWALK_E_NO_REGISTERS, "thread %d: no registers", (int)th->tid);
 	if (!th->have_gcs)
-		return gw_fail(t, t->live ? GCSWALK_E_NO_GCS_CPU : GCSWALK_E_NO_GCS_NOTE,
-			       "thread %d: no GCS state (%s)", (int)th->tid,
-			       t->live ? "no NT_ARM_GCS regset" : "no NT_ARM_GCS note");
-	if (!(th->gcs.features_enabled & 1))
+		return gw_fail(t, t->be->no_gcs_status, "thread %d: no GCS state (%s)",
+			       (int)th->tid, t->be->no_gcs_detail);
+	if (!(th->gcs.features_enabled & GCSWALK_GCS_ENABLE))
 		return gw_fail(t, GCSWALK_E_GCS_DISABLED, "thread %d: GCS is off (features %#llx)",
 			       (int)th->tid, (unsigned long long)th->gcs.features_enabled);
 	return GCSWALK_OK;
@@ -329,7 +328,9 @@ static int walk_gcs(struct gcswalk_target *t, struct gw_thread *th, unsigned fla
 		return gw_fail(t, GCSWALK_E_NOMEM, "out of memory for %zu GCS entries", n);
 	}
 	ret = t->be->read(t, gcspr, entries, n * sizeof(*entries), &got);
-	if (ret == GCSWALK_E_THREAD_GONE) {
+	/* An unreadable slot ends the chain (an UNREADABLE frame); any other
+	 * failure (the thread gone, a caller's callback error) is the walk's. */
+	if (ret < 0 && ret != GCSWALK_E_IO) {
 		free(entries);
 		return ret;
 	}
@@ -478,4 +479,18 @@ void gcswalk_walk_free(gcswalk_walk *w)
 		return;
 	free(w->frames);
 	free(w);
+}
+
+int gw_sized_in(void *dst, size_t dst_size, const void *src, size_t src_size, size_t min_size)
+{
+	const unsigned char *tail = (const unsigned char *)src + dst_size;
+	size_t i;
+
+	if (!src || src_size < min_size)
+		return GCSWALK_E_INVALID;
+	for (i = dst_size; i < src_size; i++)
+		if (tail[i - dst_size])
+			return GCSWALK_E_INVALID;
+	memcpy(dst, src, src_size < dst_size ? src_size : dst_size);
+	return GCSWALK_OK;
 }
