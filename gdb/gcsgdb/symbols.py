@@ -99,12 +99,14 @@ class Symbolizer:
             fn = block.function
             inlined = i < len(blocks) - 1
             # The source line of the address belongs to the innermost level;
-            # GDB's Python API does not give the call site of an inline
-            # instance, so the outer levels name their function's file only.
+            # each outer level is where the level inside it was inlined.
+            # GDB's symbol of an inline instance carries that call site
+            # (DW_AT_call_file and DW_AT_call_line), as its `bt` shows it.
             if i == 0:
                 lf, ll = file, line
             else:
-                lf, ll = _symtab_name(fn.symtab), 0
+                site = blocks[i - 1].function
+                lf, ll = _symtab_name(site.symtab), site.line
             levels.append(Level(fn.print_name, None if inlined else elf_off, lf, ll, inlined))
         if not levels and (elf_name or file):
             levels.append(Level(elf_name or "??", elf_off, file, line))

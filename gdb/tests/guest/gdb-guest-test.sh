@@ -1,6 +1,10 @@
 #!/bin/sh
 # The groups are called by name ("t_$group"), which shellcheck cannot see.
 # shellcheck disable=SC2317
+# GDB's $ variables and the regexps matching them are single-quoted on purpose.
+# shellcheck disable=SC2016
+# $T is a fixed path without spaces.
+# shellcheck disable=SC2086
 # The GDB plugin in the guest's GDB 18, one group per argument (or "all"),
 # TAP output: live processes (run to a breakpoint, attach, a signal), cores
 # (threads, the stack smash, a deep recursion) against gcsprof inspect, a

@@ -1,4 +1,6 @@
 #!/bin/sh
+# GDB's $ variables and the regexps matching them are single-quoted on purpose.
+# shellcheck disable=SC2016
 # Cores made in the guest (on KERNEL), read on this host by gdb-multiarch,
 # which knows no GCS registers: the plugin takes the GCS state from each
 # core's NT_ARM_GCS note through libgcswalk, `set sysroot` at a copy of the

@@ -1,4 +1,8 @@
 #!/bin/sh
+# GDB's $ variables and the regexps matching them are single-quoted on purpose.
+# shellcheck disable=SC2016
+# one_line_each is called through check, which shellcheck cannot see.
+# shellcheck disable=SC2317
 # The plugin in gdb-multiarch on this host, where no GCS exists: every
 # command answers in one line (no process, an x86_64 program, no
 # libgcswalk, bad arguments) and no Python traceback ever shows.
