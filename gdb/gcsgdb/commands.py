@@ -6,7 +6,7 @@ import gdb
 from . import chain
 from . import library as L
 from . import verify as V
-from .inferior import gcs_mapping
+from .inferior import core_segment, gcs_mapping
 from .library import GcsError
 from .symbols import Symbolizer
 from .walk import ALL_FRAMES, SourceTarget, ThreadState, walk_selected
@@ -188,7 +188,10 @@ note."""
             returns = sum(1 for f in frames if f[0] in (L.FRAME_RETURN, L.FRAME_SIGRETURN))
             out.append("  depth     %d frames (%d return addresses on the GCS)"
                        % (len(chain.code_frames(frames)), returns))
-        mapping = state.core.gcs_region if state.core else gcs_mapping(gcspr)
+        if state.core:
+            mapping = state.core.gcs_region or core_segment(gcspr)
+        else:
+            mapping = gcs_mapping(gcspr)
         if mapping:
             out.append("  mapping   0x%016x-0x%016x (%d KiB)" % (
                 mapping[0], mapping[1], (mapping[1] - mapping[0]) // 1024))

@@ -106,6 +106,25 @@ def gcs_mapping(gcspr):
     return None
 
 
+_SECTION_IN_INFO_TARGET = re.compile(r"^\s*(0x[0-9a-f]+) - (0x[0-9a-f]+) is (\S+)")
+
+
+def core_segment(gcspr):
+    """(start, end) of the core's dumped segment holding GCSPR (the GCS is
+    dumped whole, as one segment), from GDB's `info target`, or None."""
+    try:
+        text = gdb.execute("info target", to_string=True)
+    except gdb.error:
+        return None
+    for line in text.splitlines():
+        match = _SECTION_IN_INFO_TARGET.match(line)
+        if match and match.group(3).startswith("load"):
+            start, end = int(match.group(1), 16), int(match.group(2), 16)
+            if start <= gcspr < end:
+                return start, end
+    return None
+
+
 def make_reader():
     """A gcswalk_read_fn reading the selected inferior's memory through
     GDB. No exception may cross into C (ctypes would print a traceback and

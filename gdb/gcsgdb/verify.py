@@ -40,7 +40,7 @@ def gdb_frames(limit):
 
 
 def _name(symbolizer, address, is_return):
-    return describe(symbolizer.locate(address, is_return))[0].split(" ", 1)[1]
+    return describe(symbolizer.locate(address, is_return))[0]
 
 
 def run(lib, symbolizer):

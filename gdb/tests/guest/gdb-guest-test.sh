@@ -26,6 +26,10 @@ mkdir -p "$work" && cd "$work" || exit 1
 # shellcheck source=../chain-compare.sh
 . "$T/gdb-chain-compare.sh"
 
+# The guest root has busybox's cmp and diff, not diffutils.
+command -v cmp >/dev/null || cmp() { busybox cmp "$@"; }
+command -v diff >/dev/null || diff() { busybox diff "$@"; }
+
 if ! grep -qw gcs /proc/cpuinfo; then
 	echo "1..0 # SKIP this CPU or kernel has no GCS (no gcs in /proc/cpuinfo)"
 	exit 4
@@ -55,7 +59,7 @@ no_traceback() {
 t_live() {
 	g live.txt -ex "set environment GLIBC_TUNABLES=$GCS3" -ex 'break stop_here' -ex run \
 		-ex 'gcs bt' -ex 'gcs verify' -ex 'p $_gcs_verify' -ex 'gcs status' -ex 'gcs bt 3' \
-		-ex 'echo ==bt==\n' -ex bt --args $T/gdb-chain break
+		-ex 'gcs bt 2 -full' -ex 'echo ==bt==\n' -ex bt --args $T/gdb-chain break
 	show live.txt
 	names=$(frames_of live.txt)
 	check "gcs bt: the known chain stop_here chain_c chain_b chain_a main" \
@@ -73,6 +77,7 @@ t_live() {
 	check "gcs status: enabled" grep -q '^  enabled   yes' live.txt
 	check "gcs status: the GCS mapping" grep -q '^  mapping   0x' live.txt
 	check "gcs bt 3 counts the frames it does not show" grep -q 'more frames not shown (gcs bt 3): #3 to' live.txt
+	check "gcs bt -full gives the GCS slots" grep -q '^        \[GCS slot 0x[0-9a-f]*, return' live.txt
 	no_traceback live.txt
 
 	# Deep in a recursion: the frames folded into one line.
@@ -104,7 +109,8 @@ t_attach() {
 }
 
 t_signal() {
-	g signal.txt -ex "set environment GLIBC_TUNABLES=$GCS3" -ex 'break in_handler' -ex run \
+	g signal.txt -ex "set environment GLIBC_TUNABLES=$GCS3" -ex 'handle SIGUSR1 nostop noprint pass' \
+		-ex 'break in_handler' -ex run \
 		-ex 'gcs bt' -ex 'gcs verify' --args $T/gdb-chain signal
 	show signal.txt
 	check "the signal delivery is shown as such" grep -q -- '---- signal delivered here' signal.txt
@@ -143,7 +149,8 @@ t_threads() {
 	g threads.txt -ex 'thread apply all gcs bt' $T/gcsprof-threads threads.core
 	head -n 30 threads.txt | show
 	check "every thread's chain (4)" [ "$(grep -c 'frames from the GCS' threads.txt)" -eq 4 ]
-	check "the workers' chains run through worker" [ "$(grep -c '^  #[0-9]* *0x[0-9a-f]* worker' threads.txt)" -ge 3 ]
+	check "the workers' chains run through worker" [ "$(grep -c ' worker+0x' threads.txt)" -ge 3 ]
+	check "inline frames at their call sites" grep -q ' spin_for \[inlined\] at .*common.h:[0-9]' threads.txt
 	check "the main thread's through main" grep -q '^  #[0-9]* *0x[0-9a-f]* main' threads.txt
 	compare_with_inspect threads $T/gcsprof-threads threads.core threads.txt
 	no_traceback threads.txt
@@ -168,6 +175,7 @@ t_smash() {
 	sed -n '/^==bt==/,$p' smash.txt >smash.bt.txt
 	check "GDB's own bt does not reach level1" sh -c '! grep -q level1 smash.bt.txt'
 	check "gcs status: the GCS from GDB or the core note" grep -q '^  GCSPR     0x' smash.txt
+	check "gcs status: the core's GCS segment" grep -q '^  mapping   0x' smash.txt
 	compare_with_inspect smash $T/gcsprof-smash smash.core smash.txt
 	no_traceback smash.txt
 }
