@@ -66,7 +66,7 @@ def gcs_registers(frame):
     return enabled, locked or 0, gcspr
 
 
-_CORE_IN_INFO_TARGET = re.compile(r"core dump file:\s*`(.*)'", re.S)
+_CORE_IN_INFO_TARGET = re.compile(r"core dump file:\s*`([^']*)'")
 
 
 def core_file():
@@ -83,7 +83,7 @@ def core_file():
     except gdb.error:
         return None
     match = _CORE_IN_INFO_TARGET.search(text)
-    return match.group(1).splitlines()[0] if match else None
+    return match.group(1) if match else None
 
 
 def gcs_mapping(gcspr):
