@@ -156,8 +156,8 @@ def make_reader():
                         break
                     ctypes.memmove(buf + done, data, step)
                     done += step
-        except Exception:  # pylint: disable=broad-except
-            pass
+        except BaseException:  # pylint: disable=broad-except
+            pass  # Ctrl-C too: it must not unwind through C
         if got:
             got[0] = done
         return L.OK if done == size else L.E_IO

@@ -44,7 +44,7 @@ def _function_blocks(address):
     inline instances, then the function itself."""
     try:
         block = gdb.block_for_pc(address)
-    except RuntimeError:
+    except (RuntimeError, gdb.error):
         return []
     found = []
     while block is not None and not (block.is_static or block.is_global):
