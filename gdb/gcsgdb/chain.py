@@ -28,7 +28,7 @@ def code_frames(frames):
     return out
 
 
-def lines(frames, symbolizer, limit=0, full=False, limit_hint="gcs bt N"):
+def lines(frames, symbolizer, limit=0, full=False, hint="gcs bt N"):
     """The text of FRAMES, each line without its newline."""
     out = []
     total = len(code_frames(frames))
@@ -74,7 +74,7 @@ def lines(frames, symbolizer, limit=0, full=False, limit_hint="gcs bt N"):
         i += 1
     if k < total:
         out.append("  ... %d more frame%s not shown (%s): #%d to #%d"
-                   % (total - k, "" if total - k == 1 else "s", limit_hint, k, total - 1))
+                   % (total - k, "" if total - k == 1 else "s", hint, k, total - 1))
     return out
 
 
