@@ -6,6 +6,7 @@ import gdb
 from . import chain
 from . import library as L
 from . import verify as V
+from .framefilter import GcsFrameFilter
 from .inferior import core_segment, gcs_mapping
 from .library import GcsError
 from .symbols import Symbolizer
@@ -248,3 +249,4 @@ def register(plugin_dir):
     SetGcs("set")
     SetGcs("show")
     _library_param = LibraryParameter()
+    GcsFrameFilter(_library)

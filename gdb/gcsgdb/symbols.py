@@ -27,7 +27,7 @@ class Location:
         self.address, self.levels, self.module = address, levels, module
 
 
-def _elf_symbol(address):
+def elf_symbol(address):
     """(name, offset) of the ELF symbol containing ADDRESS, or (None, None)."""
     try:
         text = gdb.execute("info symbol 0x%x" % address, to_string=True).strip()
@@ -86,7 +86,7 @@ class Symbolizer:
     def _locate(self, address, is_return):
         lookup = address - 4 if is_return and address >= 4 else address
         module = _module(lookup)
-        elf_name, elf_off = _elf_symbol(lookup)
+        elf_name, elf_off = elf_symbol(lookup)
         blocks = _function_blocks(lookup)
         try:
             sal = gdb.find_pc_line(lookup)

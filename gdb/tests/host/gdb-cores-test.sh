@@ -65,9 +65,25 @@ check "gcs verify parts at frame #1, naming level2" \
 	grep -q 'overwritten from frame #0 (level2)' smash.host.txt
 check "\$_gcs_verify is 1" grep -q '^\$1 = 1$' smash.host.txt
 same_chains "smash: the same chain as the guest's GDB 18" smash.host.txt smash.txt
+g filter.txt $T/gcsprof-smash smash.core -ex 'info frame-filter' -ex 'echo ==off==\n' -ex bt \
+	-ex 'enable frame-filter global gcs' -ex 'echo ==on==\n' -ex bt
+show filter.txt
+check "the gcs frame filter is off by default" \
+	sh -c "sed -n '/==off==/,/==on==/p' filter.txt | grep -q level1 && exit 1; exit 0"
+check "enabled, GDB's bt follows the GCS past the smash: level1, main" \
+	sh -c "sed -n '/==on==/,\$p' filter.txt | grep -q 'level1 \[from the GCS\]' &&
+		sed -n '/==on==/,\$p' filter.txt | grep -q 'main \[from the GCS\]'"
+check "and drops GDB's bogus frame" \
+	sh -c "! sed -n '/==on==/,\$p' filter.txt | grep -q 0x4141414141414141"
 "$gp" inspect smash.core --sysroot "$root" >smash.inspect.host.txt 2>&1
 same_chains "smash: the same as gcsprof inspect on this host" smash.host.txt smash.inspect.host.txt
 
+g threads.bt.txt $T/gcsprof-threads threads.core -ex 'thread apply all bt' \
+	-ex 'enable frame-filter global gcs' -ex 'echo ==on==\n' -ex 'thread apply all bt'
+sed -n '1,/==on==/p' threads.bt.txt >threads.bt.off
+sed -n '/==on==/,$p' threads.bt.txt >threads.bt.on
+check "threads: where GDB's unwind is sound the filter changes no frame" \
+	[ -n "$(bt_frames_of threads.bt.off)" -a "$(bt_frames_of threads.bt.off)" = "$(bt_frames_of threads.bt.on)" ]
 g threads.host.txt $T/gcsprof-threads threads.core -ex 'thread apply all gcs bt'
 check "threads: every thread's chain (4)" [ "$(grep -c 'frames from the GCS' threads.host.txt)" -eq 4 ]
 same_chains "threads: the same chains as the guest's GDB 18" threads.host.txt threads.txt
