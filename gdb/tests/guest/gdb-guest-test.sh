@@ -48,6 +48,18 @@ first_core() {
 	done
 }
 
+# Run CMD with GCS on until it dies; its core becomes NAME.core.
+dump_core() { # dump_core NAME CMD...
+	name=$1
+	shift
+	rm -f core core.*
+	# shellcheck disable=SC3045 # dash and busybox sh have ulimit -c
+	(ulimit -c unlimited; GLIBC_TUNABLES=$GCS3 exec "$@") >/dev/null 2>&1
+	core=$(first_core)
+	check "$name: the program dumped a core ($core)" [ -n "$core" ]
+	[ -n "$core" ] && mv "$core" "$name.core"
+}
+
 # Whether the words of $1 begin with the (non-empty) words of $2.
 starts_with() { [ -n "$2" ] && [ "${1#"$2"}" != "$1" ]; }
 
@@ -157,13 +169,7 @@ t_threads() {
 }
 
 t_smash() {
-	rm -f core core.*
-	# shellcheck disable=SC3045 # dash and busybox sh have ulimit -c
-	(ulimit -c unlimited; GLIBC_TUNABLES=$GCS3 exec $T/gcsprof-smash) >/dev/null 2>&1
-	core=$(first_core)
-	check "the smashed program dumped a core ($core)" [ -n "$core" ]
-	[ -n "$core" ] || return
-	mv "$core" smash.core
+	dump_core smash $T/gcsprof-smash || return
 	g smash.txt -ex 'gcs bt' -ex 'gcs verify' -ex 'p $_gcs_verify' -ex 'gcs status' \
 		-ex 'echo ==bt==\n' -ex bt $T/gcsprof-smash smash.core
 	show smash.txt
@@ -181,13 +187,7 @@ t_smash() {
 }
 
 t_deep() {
-	rm -f core core.*
-	# shellcheck disable=SC3045 # dash and busybox sh have ulimit -c
-	(ulimit -c unlimited; GLIBC_TUNABLES=$GCS3 exec $T/gcsprof-deep 2000) >/dev/null 2>&1
-	core=$(first_core)
-	check "the deep program dumped a core ($core)" [ -n "$core" ]
-	[ -n "$core" ] || return
-	mv "$core" deep.core
+	dump_core deep $T/gcsprof-deep 2000 || return
 	g deep.txt -ex 'gcs bt' $T/gcsprof-deep deep.core
 	grep -v '^\[' deep.txt | head -n 14 | show
 	check "2000 frames of recursion in one line" \
