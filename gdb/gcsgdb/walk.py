@@ -73,7 +73,12 @@ class ThreadState:
         self.gcs = inferior.gcs_registers(frame)
         self.gcs_from = "GDB's registers"
         if self.core_path:
-            self.core = CoreNote(lib, self.core_path, self.tid)
+            try:
+                self.core = CoreNote(lib, self.core_path, self.tid)
+            except GcsError:
+                if self.gcs is None:
+                    raise
+                return  # GDB's registers suffice; the note only adds to them
             if self.gcs is None:
                 self.gcs, self.gcs_from = self.core.gcs, "the core's NT_ARM_GCS note"
 

@@ -78,9 +78,9 @@ check "and drops GDB's bogus frame" \
 "$gp" inspect smash.core --sysroot "$root" >smash.inspect.host.txt 2>&1
 same_chains "smash: the same as gcsprof inspect on this host" smash.host.txt smash.inspect.host.txt
 
-g threads.bt.txt $T/gcsprof-threads threads.core -ex 'thread apply all bt' \
+g threads.bt.txt $T/gcsprof-threads threads.core -ex 'echo ==off==\n' -ex 'thread apply all bt' \
 	-ex 'enable frame-filter global gcs' -ex 'echo ==on==\n' -ex 'thread apply all bt'
-sed -n '1,/==on==/p' threads.bt.txt >threads.bt.off
+sed -n '/==off==/,/==on==/p' threads.bt.txt >threads.bt.off
 sed -n '/==on==/,$p' threads.bt.txt >threads.bt.on
 check "threads: where GDB's unwind is sound the filter changes no frame" \
 	[ -n "$(bt_frames_of threads.bt.off)" -a "$(bt_frames_of threads.bt.off)" = "$(bt_frames_of threads.bt.on)" ]
