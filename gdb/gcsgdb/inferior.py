@@ -1,0 +1,170 @@
+# SPDX-License-Identifier: MIT
+"""What GDB knows of the selected thread: its registers, its GCS state, and
+its process's memory. GDB owns ptrace (or the core file), so everything
+libgcswalk reads goes through GDB."""
+import ctypes
+import re
+
+import gdb
+
+from . import library as L
+from .library import GcsError
+
+PAGE = 4096
+
+
+def selected_thread():
+    thread = gdb.selected_thread()
+    if thread is None or not thread.is_valid():
+        raise GcsError("no process: run or attach to a program, or open a core file")
+    return thread
+
+
+def thread_label(thread):
+    pid, lwp, _ = thread.ptid
+    return "thread %d (LWP %d)" % (thread.num, lwp or pid)
+
+
+def newest_frame():
+    try:
+        frame = gdb.newest_frame()
+    except gdb.error as e:
+        raise GcsError("no registers for this thread: %s" % _one_line(e))
+    arch = frame.architecture().name()
+    if not arch.startswith("aarch64"):
+        raise GcsError("no GCS in the target: it is %s, not arm64" % arch)
+    return frame
+
+
+def read_register(frame, name):
+    """REGISTER's value as an unsigned 64-bit int, or None where this GDB
+    does not know it or the target does not supply it."""
+    try:
+        value = frame.read_register(name)
+        return int(value) & 0xFFFFFFFFFFFFFFFF
+    except (ValueError, gdb.error):
+        return None
+
+
+def registers(frame):
+    regs = {}
+    for key, name in (("pc", "pc"), ("lr", "x30"), ("sp", "sp"), ("fp", "x29")):
+        regs[key] = read_register(frame, name)
+        if regs[key] is None:
+            raise GcsError("GDB gives no %s for this thread" % name)
+    return regs
+
+
+def gcs_registers(frame):
+    """(features_enabled, features_locked, gcspr) from GDB's own GCS
+    registers (GDB 17 and later, on a kernel with GCS), else None."""
+    gcspr = read_register(frame, "gcspr")
+    enabled = read_register(frame, "gcs_features_enabled")
+    if gcspr is None or enabled is None:
+        return None
+    locked = read_register(frame, "gcs_features_locked")
+    return enabled, locked or 0, gcspr
+
+
+_CORE_IN_INFO_TARGET = re.compile(r"core dump file:\s*`([^']*)'")
+
+
+def core_file():
+    """The path of the core file the selected inferior runs on, or None."""
+    inferior = gdb.selected_inferior()
+    corefile = getattr(inferior, "corefile", None)  # GDB 17
+    if corefile is not None and getattr(corefile, "filename", None):
+        return corefile.filename
+    connection = getattr(inferior, "connection", None)
+    if connection is not None and connection.type != "core":
+        return None
+    try:
+        text = gdb.execute("info target", to_string=True)
+    except gdb.error:
+        return None
+    match = _CORE_IN_INFO_TARGET.search(text)
+    return match.group(1) if match else None
+
+
+def gcs_mapping(gcspr):
+    """(start, end) of the live process's mapping holding GCSPR, from GDB's
+    view of /proc/PID/maps, or None."""
+    try:
+        text = gdb.execute("info proc mappings", to_string=True)
+    except gdb.error:
+        return None
+    for line in text.splitlines():
+        fields = line.split()
+        if len(fields) < 2 or not fields[0].startswith("0x"):
+            continue
+        try:
+            start, end = int(fields[0], 16), int(fields[1], 16)
+        except ValueError:
+            continue
+        if start <= gcspr < end:
+            return start, end
+    return None
+
+
+_SECTION_IN_INFO_TARGET = re.compile(r"^\s*(0x[0-9a-f]+) - (0x[0-9a-f]+) is (\S+)")
+
+
+def core_segment(gcspr):
+    """(start, end) of the core's dumped segment holding GCSPR (the GCS is
+    dumped whole, as one segment), from GDB's `info target`, or None."""
+    try:
+        text = gdb.execute("info target", to_string=True)
+    except gdb.error:
+        return None
+    for line in text.splitlines():
+        match = _SECTION_IN_INFO_TARGET.match(line)
+        if match and match.group(3).startswith("load"):
+            start, end = int(match.group(1), 16), int(match.group(2), 16)
+            if start <= gcspr < end:
+                return start, end
+    return None
+
+
+def make_reader():
+    """A gcswalk_read_fn reading the selected inferior's memory through
+    GDB. No exception may cross into C (ctypes would print a traceback and
+    carry on): every failure is a short read."""
+    inferior = gdb.selected_inferior()
+
+    def read_chunk(address, size):
+        try:
+            return bytes(inferior.read_memory(address, size))
+        except (gdb.MemoryError, gdb.error, ValueError, OverflowError):
+            return None
+
+    def read(_data, address, buf, size, got):
+        done = 0
+        try:
+            if address + size > 1 << 64:
+                size = (1 << 64) - address
+            data = read_chunk(address, size)
+            if data is not None:
+                ctypes.memmove(buf, data, size)
+                done = size
+            else:
+                # Page by page up to the first unreadable one, so that a
+                # read running off the end of a mapping gives what is there.
+                while done < size:
+                    step = min(size - done, PAGE - (address + done) % PAGE)
+                    data = read_chunk(address + done, step)
+                    if data is None:
+                        break
+                    ctypes.memmove(buf + done, data, step)
+                    done += step
+        except BaseException:  # pylint: disable=broad-except
+            pass  # Ctrl-C too: it must not unwind through C
+        if got:
+            got[0] = done
+        return L.OK if done == size else L.E_IO
+
+    return L.READ_FN(read)
+
+
+def _one_line(e):
+    text = str(e).strip()
+    return text.splitlines()[0] if text else e.__class__.__name__

@@ -1,0 +1,185 @@
+# SPDX-License-Identifier: MIT
+"""A walk of the selected thread's GCS through libgcswalk's caller-supplied
+source: the registers GDB shows, and a memory reader that reads through
+GDB. Where this GDB has no GCS registers (gdb-multiarch 13, or GDB 18 on a
+core whose registers it does not show), the GCS state comes from the
+core's NT_ARM_GCS note, read by libgcswalk."""
+import ctypes
+
+from . import inferior
+from . import library as L
+from .library import GcsError
+
+# Every frame is walked, however deep, as gcsprof inspect does.
+ALL_FRAMES = 1 << 30
+# Frame records checked by gcswalk_verify().
+MAX_RECORDS = 4096
+
+
+class CoreNote:
+    """The core file's own view of one thread (GCS state, fatal signal),
+    through gcswalk_target_open_core()."""
+
+    def __init__(self, lib, path, tid):
+        self.path, self.gcs, self.signal, self.gcs_region = path, None, None, None
+        self.have_thread = False
+        target = ctypes.c_void_p()
+        msg = ctypes.c_void_p()
+        ret = lib.target_open_core(ctypes.byref(target), path.encode(), ctypes.byref(msg))
+        detail = lib.take_errmsg(msg)
+        if ret < 0:
+            raise GcsError("cannot read the core file %s: %s%s" % (
+                path, lib.strerror_of(ret), " (%s)" % detail if detail else ""))
+        try:
+            self._read(lib, target, tid)
+        finally:
+            lib.target_close(target)
+
+    def _read(self, lib, target, tid):
+        index = lib.target_thread_index(target, tid)
+        if index >= 0:
+            info = L.ThreadInfo()
+            if lib.target_thread(target, index, ctypes.byref(info)) == L.OK:
+                self.have_thread = True
+                if info.have_gcs:
+                    g = info.gcs
+                    self.gcs = (g.features_enabled, g.features_locked, g.gcspr)
+        if lib.opt_target_fatal_signal:
+            si = L.SignalInfo()
+            si.size = ctypes.sizeof(si)
+            if lib.opt_target_fatal_signal(target, ctypes.byref(si)) == L.OK:
+                self.signal = (si.signo, si.code, si.address, si.tid)
+        if lib.opt_target_region_count and lib.opt_target_region and self.gcs:
+            for i in range(lib.opt_target_region_count(target)):
+                r = L.Region()
+                r.size = ctypes.sizeof(r)
+                if (lib.opt_target_region(target, i, ctypes.byref(r)) == L.OK
+                        and r.kind == L.REGION_GCS and r.start <= self.gcs[2] < r.end):
+                    self.gcs_region = (r.start, r.end)
+
+
+class ThreadState:
+    """The selected thread as libgcswalk will see it."""
+
+    def __init__(self, lib):
+        self.thread = inferior.selected_thread()
+        self.label = inferior.thread_label(self.thread)
+        pid, lwp, _ = self.thread.ptid
+        self.pid, self.tid = pid, lwp or pid
+        frame = inferior.newest_frame()
+        self.regs = inferior.registers(frame)
+        self.core_path = inferior.core_file()
+        self.core = None
+        self.gcs = inferior.gcs_registers(frame)
+        self.gcs_from = "GDB's registers"
+        if self.core_path:
+            try:
+                self.core = CoreNote(lib, self.core_path, self.tid)
+            except GcsError:
+                if self.gcs is None:
+                    raise
+                return  # GDB's registers suffice; the note only adds to them
+            if self.gcs is None:
+                self.gcs, self.gcs_from = self.core.gcs, "the core's NT_ARM_GCS note"
+
+    def require_gcs(self):
+        """Raise the one-line reason when this thread has no GCS to walk."""
+        if self.gcs is None:
+            if self.core_path:
+                raise GcsError("no GCS in the target: the core has no NT_ARM_GCS note for %s "
+                               "(a kernel or CPU without GCS)" % self.label)
+            raise GcsError("no GCS in the target: GDB shows no $gcspr for %s "
+                           "(a kernel or CPU without GCS, or a GDB before 17: "
+                           "see docs/gdb.md)" % self.label)
+        if not self.gcs[0] & L.GCS_ENABLE:
+            raise GcsError("GCS is not enabled in %s (gcs_features_enabled 0x%x): the program "
+                           "runs without a Guarded Control Stack" % (self.label, self.gcs[0]))
+
+
+class SourceTarget:
+    """A libgcswalk target of the one selected thread; close() it."""
+
+    def __init__(self, lib, state):
+        self.lib = lib
+        self._reader = inferior.make_reader()  # kept alive while C holds it
+        th = L.SourceThread()
+        th.size = ctypes.sizeof(th)
+        th.tid, th.name, th.have_registers = state.tid, None, 1
+        th.pc, th.lr, th.sp, th.fp = (state.regs[k] for k in ("pc", "lr", "sp", "fp"))
+        if state.gcs is not None:
+            th.have_gcs = 1
+            (th.gcs.features_enabled, th.gcs.features_locked, th.gcs.gcspr) = state.gcs
+        self._threads = (L.SourceThread * 1)(th)
+        src = L.Source()
+        src.size = ctypes.sizeof(src)
+        src.pid = state.pid
+        src.read = self._reader
+        src.data = None
+        src.threads = ctypes.cast(self._threads, ctypes.POINTER(L.SourceThread))
+        src.thread_count = 1
+        src.mappings, src.mapping_count = None, 0
+        self.handle = ctypes.c_void_p()
+        msg = ctypes.c_void_p()
+        ret = lib.target_open_source(ctypes.byref(self.handle), ctypes.byref(src),
+                                     ctypes.byref(msg))
+        detail = lib.take_errmsg(msg)
+        if ret < 0:
+            raise GcsError("libgcswalk refused the thread: %s%s" % (
+                lib.strerror_of(ret), " (%s)" % detail if detail else ""))
+
+    def error(self, status):
+        detail = self.lib.target_errmsg(self.handle)
+        detail = detail.decode(errors="replace") if detail else ""
+        return "%s%s" % (self.lib.strerror_of(status), " (%s)" % detail if detail else "")
+
+    def walk(self):
+        """Every frame, newest first, and the end status (END or CUT)."""
+        opts = self.lib.walk_options(ALL_FRAMES)
+        walk = ctypes.c_void_p()
+        ret = self.lib.walk_begin(ctypes.byref(walk), self.handle, 0, ctypes.byref(opts))
+        if ret < 0:
+            raise GcsError("cannot walk the GCS: %s" % self.error(ret))
+        frames = []
+        try:
+            frame = L.Frame()
+            while True:
+                ret = self.lib.walk_next(walk, ctypes.byref(frame))
+                if ret != L.OK:
+                    break
+                frames.append((frame.kind, frame.address, frame.slot))
+        finally:
+            self.lib.walk_free(walk)
+        if ret < 0:
+            raise GcsError("the GCS walk failed: %s" % self.error(ret))
+        return frames, ret
+
+    def verify_records(self):
+        """gcswalk_verify(): the x29 chain of frame records against the GCS."""
+        checks = (L.RecordCheck * MAX_RECORDS)()
+        count = ctypes.c_size_t()
+        ret = self.lib.verify(self.handle, 0, checks, MAX_RECORDS, ctypes.byref(count))
+        if ret < 0:
+            return None
+        return [(c.record, c.return_address, c.verdict, c.gcs_slot)
+                for c in checks[:count.value]]
+
+    def close(self):
+        if self.handle:
+            self.lib.target_close(self.handle)
+            self.handle = ctypes.c_void_p()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+
+def walk_selected(lib):
+    """(state, frames, end status) of the selected thread, or GcsError."""
+    state = ThreadState(lib)
+    state.require_gcs()
+    with SourceTarget(lib, state) as target:
+        frames, status = target.walk()
+    return state, frames, status

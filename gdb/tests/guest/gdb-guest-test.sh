@@ -1,0 +1,252 @@
+#!/bin/sh
+# The groups are called by name ("t_$group"), which shellcheck cannot see.
+# shellcheck disable=SC2317
+# GDB's $ variables and the regexps matching them are single-quoted on purpose.
+# shellcheck disable=SC2016
+# $T is a fixed path without spaces.
+# shellcheck disable=SC2086
+# The GDB plugin in the guest's GDB 18, one group per argument (or "all"),
+# TAP output: live processes (run to a breakpoint, attach, a signal), cores
+# (threads, the stack smash, a deep recursion) against gcsprof inspect, a
+# program without GCS, and the one-line errors. Exit: 0 all passed, 1 a
+# failure, 4 skipped (no GCS in this CPU or kernel).
+#
+# The workloads are built by GCC 12, which does not mark them as GCS
+# compatible, so they run with glibc.cpu.aarch64_gcs=3 (GCS forced). GDB
+# itself runs with the tunable unset (python3 is not GCS compatible) and
+# passes it to the program with `set environment`.
+set -u
+T=/opt/gcsprof/tests
+PLUGIN=/opt/gcsprof/share/gcsprof/gdb/gcs.py
+GCS3=glibc.cpu.aarch64_gcs=3
+work=${GCSPROF_TEST_DIR:-/tmp/gdb-test.$$}
+mkdir -p "$work" && cd "$work" || exit 1
+# shellcheck source=../../../tests/tap.sh
+. "$T/tap.sh"
+# shellcheck source=../chain-compare.sh
+. "$T/gdb-chain-compare.sh"
+
+# The guest root has busybox's cmp and diff, not diffutils.
+command -v cmp >/dev/null || cmp() { busybox cmp "$@"; }
+command -v diff >/dev/null || diff() { busybox diff "$@"; }
+
+if ! grep -qw gcs /proc/cpuinfo; then
+	echo "1..0 # SKIP this CPU or kernel has no GCS (no gcs in /proc/cpuinfo)"
+	exit 4
+fi
+
+# gdb -batch with the plugin loaded; output in the file named first.
+g() {
+	out=$1
+	shift
+	env -u GLIBC_TUNABLES gdb -q -nx -batch -ex "source $PLUGIN" "$@" >"$out" 2>&1
+}
+
+first_core() {
+	for c in core core.*; do
+		[ -e "$c" ] && { echo "$c"; return; }
+	done
+}
+
+# Run CMD with GCS on until it dies; its core becomes NAME.core.
+dump_core() { # dump_core NAME CMD...
+	name=$1
+	shift
+	rm -f core core.*
+	# shellcheck disable=SC3045 # dash and busybox sh have ulimit -c
+	(ulimit -c unlimited; GLIBC_TUNABLES=$GCS3 exec "$@") >/dev/null 2>&1
+	core=$(first_core)
+	check "$name: the program dumped a core ($core)" [ -n "$core" ]
+	[ -n "$core" ] && mv "$core" "$name.core"
+}
+
+# Whether the words of $1 begin with the (non-empty) words of $2.
+starts_with() { [ -n "$2" ] && [ "${1#"$2"}" != "$1" ]; }
+
+# No Python traceback reaches the user, and each gcs error is one line.
+no_traceback() {
+	check "no Python traceback in $1" sh -c "! grep -q 'Traceback\|File \"' $1"
+}
+
+t_live() {
+	g live.txt -ex "set environment GLIBC_TUNABLES=$GCS3" -ex 'break stop_here' -ex run \
+		-ex 'gcs bt' -ex 'gcs verify' -ex 'p $_gcs_verify' -ex 'gcs status' -ex 'gcs bt 3' \
+		-ex 'gcs bt 2 -full' -ex 'echo ==bt==\n' -ex bt --args $T/gdb-chain break
+	show live.txt
+	names=$(frames_of live.txt)
+	check "gcs bt: the known chain stop_here chain_c chain_b chain_a main" \
+		sh -c "echo '$names' | grep -q '^stop_here chain_c chain_b chain_a main '"
+	check "with source lines" grep -q '#1 .* chain_c+0x[0-9a-f]* at .*chain.c:[0-9]' live.txt
+	sed -n '/^==bt==/,$p' live.txt >bt.txt
+	gdbnames=$(bt_frames_of bt.txt)
+	ours=$(sed -n '1,/^==bt==/p' live.txt | sed -n '/frames from the GCS/,/: GDB.s unwind/p' |
+		sed -n 's/^  #[0-9]* *0x[0-9a-f]* \([^ +]*\).*/\1/p' | tr '\n' ' ')
+	# GDB's bt stops at main (backtrace past-main is off); the GCS goes on.
+	check "the same functions as GDB's bt, frame for frame ($gdbnames)" \
+		starts_with "$ours" "$gdbnames"
+	check "gcs verify agrees" grep -q ': agree$' live.txt
+	check "\$_gcs_verify is 0" grep -q '^\$1 = 0$' live.txt
+	check "gcs status: enabled" grep -q '^  enabled   yes' live.txt
+	check "gcs status: the GCS mapping" grep -q '^  mapping   0x' live.txt
+	check "gcs bt 3 counts the frames it does not show" grep -q 'more frames not shown (gcs bt 3): #3 to' live.txt
+	check "gcs bt -full gives the GCS slots" grep -q '^        \[GCS slot 0x[0-9a-f]*, return' live.txt
+	no_traceback live.txt
+
+	# Deep in a recursion: the frames folded into one line.
+	g deep-live.txt -ex "set environment GLIBC_TUNABLES=$GCS3" -ex 'break recurse if n == 0' \
+		-ex run -ex 'gcs bt' -ex 'gcs verify' --args $T/gcsprof-deep 40
+	grep -v '^\[' deep-live.txt | head -n 12 | show
+	check "40 recursive calls in one line" \
+		grep -q 'the same frame 39 more times: #2 to #40, recursion' deep-live.txt
+	check "then main (#41)" grep -q '^  #41  0x[0-9a-f]* main' deep-live.txt
+	check "gcs verify agrees over the recursion" grep -q ': agree$' deep-live.txt
+}
+
+t_attach() {
+	GLIBC_TUNABLES=$GCS3 $T/gdb-chain wait >wait.out &
+	pid=$!
+	i=0
+	while ! grep -q ready wait.out && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	g attach.txt -p "$pid" -ex 'gcs bt' -ex 'gcs verify' -ex 'p $_gcs_verify'
+	show attach.txt
+	names=$(frames_of attach.txt)
+	check "after attach: stop_here chain_c chain_b chain_a main in the chain" \
+		sh -c "echo '$names' | grep -q ' stop_here chain_c chain_b chain_a main '"
+	check "gcs verify agrees" grep -q ': agree$' attach.txt
+	check "\$_gcs_verify is 0" grep -q '^\$1 = 0$' attach.txt
+	check "the program runs on after GDB detached" kill -0 "$pid"
+	kill "$pid"
+	wait "$pid" 2>/dev/null
+	no_traceback attach.txt
+}
+
+t_signal() {
+	g signal.txt -ex "set environment GLIBC_TUNABLES=$GCS3" -ex 'handle SIGUSR1 nostop noprint pass' \
+		-ex 'break in_handler' -ex run \
+		-ex 'gcs bt' -ex 'gcs verify' --args $T/gdb-chain signal
+	show signal.txt
+	check "the signal delivery is shown as such" grep -q -- '---- signal delivered here' signal.txt
+	names=$(frames_of signal.txt)
+	check "in_handler, handler, then the interrupted chain down to main" \
+		sh -c "echo '$names' | grep -q '^in_handler handler .* chain_c chain_b chain_a main '"
+	check "the trampoline is labelled" grep -q 'the signal handler returns here' signal.txt
+	no_traceback signal.txt
+}
+
+# A core of CORE's program, compared with gcsprof inspect frame for frame.
+compare_with_inspect() { # compare_with_inspect NAME EXE CORE GDB_OUTPUT
+	gcsprof inspect "$3" >"$1.inspect.txt" 2>&1
+	chains_of "$4" >"$1.gdb.chains"
+	chains_of "$1.inspect.txt" >"$1.inspect.chains"
+	n=$(wc -l <"$1.gdb.chains")
+	if cmp -s "$1.gdb.chains" "$1.inspect.chains" && [ "$n" -gt 0 ]; then
+		ok "$1: gcs bt equals gcsprof inspect, frame for frame ($n lines)"
+	else
+		not_ok "$1: gcs bt equals gcsprof inspect, frame for frame"
+		diff "$1.gdb.chains" "$1.inspect.chains" | head -n 20 | show
+	fi
+}
+
+t_threads() {
+	rm -f core core.*
+	GLIBC_TUNABLES=$GCS3 $T/gcsprof-threads 60 3 >/dev/null &
+	pid=$!
+	sleep 3
+	kill -ABRT "$pid"
+	wait "$pid"
+	core=$(first_core)
+	check "the threaded program dumped a core ($core)" [ -n "$core" ]
+	[ -n "$core" ] || return
+	mv "$core" threads.core
+	g threads.txt -ex 'thread apply all gcs bt' $T/gcsprof-threads threads.core
+	head -n 30 threads.txt | show
+	check "every thread's chain (4)" [ "$(grep -c 'frames from the GCS' threads.txt)" -eq 4 ]
+	check "the workers' chains run through worker" [ "$(grep -c ' worker+0x' threads.txt)" -ge 3 ]
+	check "inline frames at their call sites" grep -q ' spin_for \[inlined\] at .*common.h:[0-9]' threads.txt
+	check "the main thread's through main" grep -q '^  #[0-9]* *0x[0-9a-f]* main' threads.txt
+	compare_with_inspect threads $T/gcsprof-threads threads.core threads.txt
+	no_traceback threads.txt
+}
+
+t_smash() {
+	dump_core smash $T/gcsprof-smash || return
+	g smash.txt -ex 'gcs bt' -ex 'gcs verify' -ex 'p $_gcs_verify' -ex 'gcs status' \
+		-ex 'echo ==bt==\n' -ex bt $T/gcsprof-smash smash.core
+	show smash.txt
+	check "gcs bt: the true chain level2 level1 main" \
+		sh -c "echo '$(frames_of smash.txt)' | grep -q '^level2 level1 main '"
+	check "gcs verify: GDB and the GCS part at frame #1" grep -q 'they part at frame #1$' smash.txt
+	check "naming the smashed frame (#0, level2)" grep -q 'overwritten from frame #0 (level2)' smash.txt
+	check "\$_gcs_verify is 1" grep -q '^\$1 = 1$' smash.txt
+	sed -n '/^==bt==/,$p' smash.txt >smash.bt.txt
+	check "GDB's own bt does not reach level1" sh -c '! grep -q level1 smash.bt.txt'
+	check "gcs status: the GCS from GDB or the core note" grep -q '^  GCSPR     0x' smash.txt
+	check "gcs status: the core's GCS segment" grep -q '^  mapping   0x' smash.txt
+	compare_with_inspect smash $T/gcsprof-smash smash.core smash.txt
+	no_traceback smash.txt
+}
+
+t_deep() {
+	dump_core deep $T/gcsprof-deep 2000 || return
+	g deep.txt -ex 'gcs bt' $T/gcsprof-deep deep.core
+	grep -v '^\[' deep.txt | head -n 14 | show
+	check "2000 frames of recursion in one line" \
+		grep -qE 'the same frame (199[0-9]|20[0-9][0-9]) more times: #[0-9]+ to #[0-9]+, recursion' deep.txt
+	compare_with_inspect deep $T/gcsprof-deep deep.core deep.txt
+}
+
+t_nogcs() {
+	g nogcs.txt -ex 'break stop_here' -ex run -ex 'gcs bt' -ex 'gcs verify' -ex 'p $_gcs_verify' \
+		-ex 'gcs status' --args $T/gdb-chain break
+	show nogcs.txt
+	check "gcs bt without GCS: one clear line" \
+		[ "$(grep -c '^gcs: GCS is not enabled in thread 1' nogcs.txt)" -eq 2 ]
+	check "\$_gcs_verify is -1" grep -q '^\$1 = -1$' nogcs.txt
+	check "gcs status says it is off" grep -q '^  enabled   no' nogcs.txt
+	no_traceback nogcs.txt
+}
+
+t_errors() {
+	g err1.txt -ex 'gcs bt' -ex 'gcs verify' -ex 'gcs status'
+	show err1.txt
+	check "no process: one line for each command" \
+		[ "$(grep -c '^gcs: no process' err1.txt)" -eq 3 -a "$(wc -l <err1.txt)" -eq 3 ]
+	g err2.txt -ex 'set gcs library /nonexistent/libgcswalk.so.1' -ex 'gcs bt'
+	show err2.txt
+	check "no libgcswalk: one line" [ "$(grep -c '^gcs: no libgcswalk at /nonexistent' err2.txt)" -eq 1 ]
+	GCSWALK_LIBRARY=/nonexistent/lib.so g err3.txt -ex 'show gcs library'
+	check "GCSWALK_LIBRARY is obeyed" grep -q '/nonexistent/lib.so (GCSWALK_LIBRARY)' err3.txt
+	g err4.txt -ex 'show gcs library'
+	show err4.txt
+	check "by default, the library next to the plugin" \
+		grep -q '^libgcswalk: /opt/gcsprof/lib/libgcswalk.so.[0-9]* (next to the plugin)' err4.txt
+	g err5.txt -ex 'help gcs' -ex 'help gcs backtrace' -ex 'help gcs verify' -ex 'help gcs status' \
+		-ex 'help gcs bt'
+	check "every command has help" [ "$(grep -c '^Usage: gcs' err5.txt)" -eq 4 ]
+	for f in err1.txt err2.txt err3.txt err5.txt; do no_traceback $f; done
+}
+
+# For the host test: cores and the files they map, in /share.
+t_for_host() {
+	t_smash
+	t_threads
+	t_deep
+	for f in smash threads deep; do
+		cp $f.core $f.txt $f.inspect.txt /share/ 2>/dev/null
+		mkdir -p /share/root$T && cp $T/gcsprof-$f /share/root$T/
+	done
+	for f in /lib/ld-linux-aarch64.so.1 /lib/aarch64-linux-gnu/libc.so.6; do
+		r=$(readlink -f "$f")
+		mkdir -p "/share/root$(dirname "$f")" "/share/root$(dirname "$r")"
+		cp "$r" "/share/root$f"
+		cp "$r" "/share/root$r"
+	done
+}
+
+tests=${*:-all}
+[ "$tests" = all ] && tests="errors live attach signal threads smash deep nogcs"
+for t in $tests; do
+	echo "# --- $t"
+	"t_$t"
+done
+tap_done
