@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <gcswalk.h>
+
 #include "gcsprof.h"
 #include "profile.h"
 
@@ -109,6 +111,8 @@ static int archive_run(void *p, int argc, char **argv)
 	int ret;
 
 	ret = gp_profile_read(&raw, file);
+	if (ret == GP_EXIT_TRUNCATED)
+		gp_profile_free(&raw);
 	if (ret)
 		return ret;
 	if (o->output)
@@ -147,7 +151,8 @@ static int archive_run(void *p, int argc, char **argv)
 			ret = gp_error(GP_EXIT_SYSTEM, "out of memory");
 			goto out;
 		}
-		n = gp_read_build_id(src, &id);
+		if (gcswalk_file_build_id(src, &id, &n) != GCSWALK_OK)
+			n = 0;
 		if (access(src, R_OK) != 0) {
 			if (!missing++)
 				missing_eg = m->path;

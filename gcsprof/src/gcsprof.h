@@ -118,11 +118,4 @@ int gp_out_close(struct gp_out *out);
 /* A growable array of bytes with a length. */
 void *gp_grow(void *ptr, size_t *cap, size_t need, size_t elem);
 
-/* The GNU build-id of the ELF file PATH into a malloc'd array (*OUT);
- * its size, 0 if the file has none or cannot be read. */
-size_t gp_read_build_id(const char *path, unsigned char **out);
-
-/* Does this CPU and kernel have GCS (HWCAP_GCS)? Always 0 off arm64. */
-int gp_kernel_has_gcs(void);
-
 #endif

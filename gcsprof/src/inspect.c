@@ -6,10 +6,7 @@
  * they disagree: the stack was overwritten there.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <gelf.h>
 #include <inttypes.h>
-#include <libelf.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,9 +37,6 @@ static const struct gp_option inspect_options[] = {
 /* Every frame is walked, however deep: none is hidden unless asked. */
 #define WALK_ALL_FRAMES ((size_t)1 << 30)
 
-#ifndef NT_SIGINFO
-#define NT_SIGINFO 0x53494749
-#endif
 #define SEGV_CPERR_CODE 10
 
 struct fatal {
@@ -51,48 +45,18 @@ struct fatal {
 	int found;
 };
 
-/* The fatal signal from the core's NT_SIGINFO note (the crashing thread's). */
-static void read_fatal_signal(const char *path, struct fatal *fs)
+/* The fatal signal the core records (libgcswalk reads its NT_SIGINFO). */
+static void read_fatal_signal(const gcswalk_target *t, struct fatal *fs)
 {
-	size_t nph = 0, i;
-	Elf *elf;
-	int fd;
+	struct gcswalk_signal_info si = { .size = sizeof(si) };
 
 	memset(fs, 0, sizeof(*fs));
-	if (elf_version(EV_CURRENT) == EV_NONE)
+	if (gcswalk_target_fatal_signal(t, &si) != GCSWALK_OK)
 		return;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf && elf_kind(elf) == ELF_K_ELF && elf_getphdrnum(elf, &nph) == 0) {
-		for (i = 0; i < nph && !fs->found; i++) {
-			GElf_Phdr ph;
-			GElf_Nhdr nh;
-			Elf_Data *d;
-			size_t off = 0, name_off, desc_off;
-
-			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_NOTE)
-				continue;
-			d = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz, ELF_T_NHDR);
-			while (d && (off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
-				const unsigned char *desc = (const unsigned char *)d->d_buf + desc_off;
-				int32_t v[3];
-
-				if (nh.n_type != NT_SIGINFO || nh.n_descsz < 24)
-					continue;
-				/* siginfo_t: si_signo, si_errno, si_code, pad, si_addr */
-				memcpy(v, desc, sizeof(v));
-				fs->signo = v[0];
-				fs->code = v[2];
-				memcpy(&fs->addr, desc + 16, sizeof(fs->addr));
-				fs->found = 1;
-				break;
-			}
-		}
-	}
-	elf_end(elf);
-	close(fd);
+	fs->signo = si.signo;
+	fs->code = si.code;
+	fs->addr = si.address;
+	fs->found = 1;
 }
 
 static const char *signal_name(int sig)
@@ -211,49 +175,199 @@ static void print_chain(FILE *f, gcswalk_symbolizer *sym, const struct gcswalk_f
 			total - k, total - k == 1 ? "" : "s", max, k, total - 1);
 }
 
-/* Compare the stack with the GCS for thread I; print what disagrees.
- * Returns 1 if corruption was found. */
-static int check_thread(FILE *f, gcswalk_target *t, size_t i, gcswalk_symbolizer *sym,
-			const struct gcswalk_thread_info *info, uint64_t newest_return,
-			size_t newest_index, int gcs_fault)
+/* A thread's chain as printed: the frames and the number each code frame
+ * is shown with (#0 the PC). */
+struct chain {
+	const struct gcswalk_frame *frames;
+	const size_t *numbers;
+	size_t n;
+};
+
+/* The frame numbers of the GCS entry at SLOT (the caller) and of the code
+ * frame before it (the function whose record holds that return address).
+ * 0 if the slot is not in the chain. */
+static int frame_of_slot(const struct chain *c, uint64_t slot, size_t *owner, size_t *caller,
+			 size_t *owner_i, size_t *caller_i)
 {
-	struct gcswalk_record_check *checks;
-	size_t n = 0, k;
+	size_t i, j;
+
+	for (i = 0; i < c->n; i++) {
+		if (c->frames[i].slot != slot || !is_code(&c->frames[i]))
+			continue;
+		for (j = i; j-- > 0;) {
+			if (is_code(&c->frames[j])) {
+				*owner = c->numbers[j];
+				*caller = c->numbers[i];
+				*owner_i = j;
+				*caller_i = i;
+				return 1;
+			}
+		}
+		return 0;
+	}
+	return 0;
+}
+
+static const char *frame_name(gcswalk_symbolizer *sym, const struct chain *c, size_t i)
+{
+	return short_name(sym, c->frames[i].address, gcswalk_frame_is_return(&c->frames[i]));
+}
+
+/* One line for a record gcswalk_verify() found overwritten. */
+static void print_record_claim(FILE *f, gcswalk_target *t, gcswalk_symbolizer *sym,
+			       const struct chain *c,
+			       const struct gcswalk_record_check *ck, size_t sound)
+{
+	size_t owner, caller, oi, ci;
+	int known = ck->gcs_slot && frame_of_slot(c, ck->gcs_slot, &owner, &caller, &oi, &ci);
+
+	if (ck->verdict == GCSWALK_RECORD_BAD_LINK) {
+		uint64_t rec[2] = { 0, 0 };
+
+		/* The saved frame pointer itself, for the message. */
+		(void)gcswalk_target_read(t, ck->record, rec, sizeof(rec), NULL);
+		if (known)
+			fprintf(f, "  STACK CORRUPTION in frame #%zu (%s): ", owner, frame_name(sym, c, oi));
+		else
+			fprintf(f, "  STACK CORRUPTION: ");
+		fprintf(f, "its frame record at 0x%016" PRIx64 " links to 0x%016" PRIx64
+			   ", below it, where no older frame of this stack can be (the heap or other "
+			   "data): its saved frame pointer was overwritten; the GCS has the older frames\n",
+			ck->record, rec[0]);
+		return;
+	}
+	if (known)
+		fprintf(f, "  STACK CORRUPTION in frame #%zu (%s): its frame record at 0x%016" PRIx64
+			   " holds return address 0x%016" PRIx64 ", but the GCS says %s returns to 0x%016"
+			   PRIx64 " (%s, frame #%zu): the stack is overwritten there (%zu sound record%s"
+			   " below it)\n",
+			owner, frame_name(sym, c, oi), ck->record, ck->return_address,
+			frame_name(sym, c, oi), c->frames[ci].address, frame_name(sym, c, ci), caller,
+			sound, sound == 1 ? "" : "s");
+	else
+		fprintf(f, "  STACK CORRUPTION: the frame record at 0x%016" PRIx64
+			   " holds return address 0x%016" PRIx64 ", which is not on the GCS: the stack "
+			   "is overwritten there (%zu sound record%s below it)\n",
+			ck->record, ck->return_address, sound, sound == 1 ? "" : "s");
+}
+
+/*
+ * At a failed GCS check the thread stopped at a return whose link
+ * register, just loaded from the stack, was not the newest GCS entry: the
+ * record it came from was overwritten. This reads the fatal signal, which
+ * libgcswalk does not know; elsewhere the LR differs legitimately (it is
+ * stale once a call has returned). Returns 1 if it claims corruption.
+ */
+static int check_gcs_fault(FILE *f, gcswalk_symbolizer *sym, const struct chain *c,
+			   const struct gcswalk_thread_info *info)
+{
+	size_t i, pc = c->n, ret = c->n;
+	int bad = 0;
+
+	for (i = 0; i < c->n && ret == c->n; i++) {
+		if (c->frames[i].kind == GCSWALK_FRAME_PC && pc == c->n)
+			pc = i;
+		else if (c->frames[i].kind == GCSWALK_FRAME_RETURN)
+			ret = i;
+	}
+	if (!info->have_registers || pc == c->n)
+		return 0;
+	if (ret < c->n && info->lr && info->lr != c->frames[ret].address) {
+		/* Where the forged return would have gone, if that is code. */
+		const char *to = short_name(sym, info->lr, 0);
+
+		fprintf(f, "  STACK CORRUPTION in frame #%zu (%s): the link register holds 0x%016" PRIx64
+			   "%s%s%s but the GCS says %s returns to 0x%016" PRIx64 " (%s, frame #%zu)\n",
+			c->numbers[pc], frame_name(sym, c, pc), info->lr, strcmp(to, "??") ? " (" : "",
+			strcmp(to, "??") ? to : "", strcmp(to, "??") ? ")" : "", frame_name(sym, c, pc),
+			c->frames[ret].address, frame_name(sym, c, ret), c->numbers[ret]);
+		bad = 1;
+	}
+	if (info->fp % 16 != 0)
+		fprintf(f, "  %sframe #%zu (%s): the frame pointer 0x%016" PRIx64
+			   " is not a frame record address: it was loaded from an overwritten stack\n",
+			bad ? "and in " : "STACK CORRUPTION in ", c->numbers[pc], frame_name(sym, c, pc),
+			info->fp);
+	return bad || info->fp % 16 != 0;
+}
+
+/*
+ * Compare thread I's stack with its GCS and print the verdicts of
+ * gcswalk_verify(): the records it found overwritten as STACK CORRUPTION
+ * naming the frame, the ones the GCS cannot vouch for in neutral words.
+ * Returns 1 if corruption was found.
+ */
+static int check_thread(FILE *f, gcswalk_target *t, size_t i, gcswalk_symbolizer *sym,
+			const struct chain *c, const struct gcswalk_thread_info *info,
+			int gcs_fault)
+{
+	struct gcswalk_record_check *checks = NULL;
+	size_t n = 0, k, max = 2 * c->n + 64, count[GCSWALK_RECORD_BAD_LINK + 1] = { 0 };
+	uint64_t first_older = 0, first_other = 0;
 	int ret, bad = 0;
 
-	if (gcs_fault && newest_return && info->lr && info->lr != newest_return) {
-		/* A GCS check failed at a return: the LR it returned through
-		 * must have been the newest GCS entry; a different one was
-		 * loaded from an overwritten stack. (Elsewhere the LR may
-		 * differ legitimately: it is stale after a call returns.) */
-		fprintf(f, "  STACK CORRUPTION: the link register holds 0x%016" PRIx64
-			   " but the GCS says this function returns to 0x%016" PRIx64 " (%s, frame #%zu)\n",
-			info->lr, newest_return, short_name(sym, newest_return, 1), newest_index);
-		bad = 1;
-	}
-	checks = calloc(256, sizeof(*checks));
-	if (!checks)
-		return bad;
-	ret = gcswalk_verify(t, i, checks, 256, &n);
-	if (ret >= 0) {
-		for (k = 0; k < n; k++) {
-			if (checks[k].verdict != GCSWALK_RECORD_MISMATCH)
-				continue;
-			fprintf(f, "  STACK CORRUPTION: frame record at 0x%016" PRIx64
-				   " holds return address 0x%016" PRIx64
-				   ", which is not on the GCS: the stack is overwritten from there"
-				   " (%zu sound record%s below it)\n",
-				checks[k].record, checks[k].return_address, k, k == 1 ? "" : "s");
-			bad = 1;
+	if (gcs_fault)
+		bad = check_gcs_fault(f, sym, c, info);
+	/* Every record is checked: a chain of records longer than the GCS
+	 * (garbage links, frames older than the GCS) gets more room. */
+	for (;;) {
+		struct gcswalk_record_check *g = realloc(checks, max * sizeof(*checks));
+
+		if (!g) {
+			fprintf(f, "  stack not checked: out of memory\n");
+			free(checks);
+			return bad;
+		}
+		checks = g;
+		ret = gcswalk_verify(t, i, checks, max, &n);
+		if (ret != GCSWALK_CUT || max >= ((size_t)1 << 22))
 			break;
+		max *= 4;
+	}
+	if (ret < 0) {
+		fprintf(f, "  stack not checked: %s\n", gcswalk_strerror(ret));
+		free(checks);
+		return bad;
+	}
+	for (k = 0; k < n; k++) {
+		enum gcswalk_verdict v = checks[k].verdict;
+
+		if (v >= GCSWALK_RECORD_MATCHES && v <= GCSWALK_RECORD_BAD_LINK)
+			count[v]++;
+		if (v == GCSWALK_RECORD_OLDER_THAN_GCS && !first_older)
+			first_older = checks[k].record;
+		if (v == GCSWALK_RECORD_OTHER_STACK && !first_other)
+			first_other = checks[k].record;
+		if (v == GCSWALK_RECORD_MISMATCH || v == GCSWALK_RECORD_BAD_LINK) {
+			print_record_claim(f, t, sym, c, &checks[k], count[GCSWALK_RECORD_MATCHES]);
+			bad = 1;
 		}
 	}
-	if (gcs_fault && info->fp % 16 != 0 && info->have_registers) {
-		fprintf(f, "  STACK CORRUPTION: the frame pointer 0x%016" PRIx64
-			   " is not a frame record address: it was loaded from an overwritten stack\n",
-			info->fp);
-		bad = 1;
-	}
+	fprintf(f, "  stack: %zu frame record%s agree%s with the GCS",
+			count[GCSWALK_RECORD_MATCHES], count[GCSWALK_RECORD_MATCHES] == 1 ? "" : "s",
+			count[GCSWALK_RECORD_MATCHES] == 1 ? "s" : "");
+	if (count[GCSWALK_RECORD_UNCHECKED])
+		fprintf(f, "; %zu in signal frames (the interrupted LR) not checked",
+			count[GCSWALK_RECORD_UNCHECKED]);
+	if (ret == GCSWALK_CUT)
+		fprintf(f, "; records past the %zuth not checked", n);
+	fputc('\n', f);
+	if (count[GCSWALK_RECORD_OLDER_THAN_GCS])
+		fprintf(f, "  note: %zu frame record%s from 0x%016" PRIx64 " up %s older than the GCS "
+			   "(GCS was enabled after %s made): the GCS cannot vouch for %s; not a sign "
+			   "of corruption\n",
+			count[GCSWALK_RECORD_OLDER_THAN_GCS],
+			count[GCSWALK_RECORD_OLDER_THAN_GCS] == 1 ? "" : "s", first_older,
+			count[GCSWALK_RECORD_OLDER_THAN_GCS] == 1 ? "is" : "are",
+			count[GCSWALK_RECORD_OLDER_THAN_GCS] == 1 ? "it was" : "they were",
+			count[GCSWALK_RECORD_OLDER_THAN_GCS] == 1 ? "it" : "them");
+	if (count[GCSWALK_RECORD_OTHER_STACK])
+		fprintf(f, "  note: %zu frame record%s from 0x%016" PRIx64 " up %s on another stack "
+			   "(the thread switched stacks and GCSs): their return addresses are on the "
+			   "other GCS, not checked; not a sign of corruption\n",
+			count[GCSWALK_RECORD_OTHER_STACK],
+			count[GCSWALK_RECORD_OTHER_STACK] == 1 ? "" : "s", first_other,
+			count[GCSWALK_RECORD_OTHER_STACK] == 1 ? "is" : "are");
 	free(checks);
 	return bad;
 }
@@ -293,7 +407,8 @@ static int inspect_run(void *p, int argc, char **argv)
 	gcswalk_target *t = NULL, *symt = NULL;
 	gcswalk_symbolizer *sym = NULL;
 	struct gcswalk_frame *frames = NULL;
-	size_t frames_cap = 0, nframes;
+	size_t *numbers = NULL;
+	size_t frames_cap = 0, numbers_cap = 0, nframes;
 	struct fatal fs;
 	struct gp_out out;
 	char *msg = NULL;
@@ -317,7 +432,7 @@ static int inspect_run(void *p, int argc, char **argv)
 		free(msg);
 		return ret;
 	}
-	read_fatal_signal(argv[0], &fs);
+	read_fatal_signal(t, &fs);
 	so.sysroot = o->sysroot;
 	if (o->exe && exe_target(t, o->exe, &symt) != GCSWALK_OK)
 		gp_warn("cannot use %s for symbols", o->exe);
@@ -341,8 +456,8 @@ static int inspect_run(void *p, int argc, char **argv)
 		struct gcswalk_thread_info info;
 		struct gcswalk_frame f;
 		gcswalk_walk *w = NULL;
-		uint64_t newest = 0;
-		size_t k = 0, newest_index = 0;
+		struct chain chain;
+		size_t k = 0;
 		int r;
 
 		if (gcswalk_target_thread(t, i, &info) != GCSWALK_OK)
@@ -360,18 +475,19 @@ static int inspect_run(void *p, int argc, char **argv)
 		while ((r = gcswalk_walk_next(w, &f)) == GCSWALK_OK) {
 			struct gcswalk_frame *g = gp_grow(frames, &frames_cap, nframes + 1,
 							  sizeof(*g));
+			size_t *num = g ? gp_grow(numbers, &numbers_cap, nframes + 1, sizeof(*num))
+					: NULL;
 
-			if (!g) {
+			if (g)
+				frames = g;
+			if (!g || !num) {
 				ret = gp_error(GP_EXIT_SYSTEM, "out of memory");
 				gcswalk_walk_free(w);
 				goto done_out;
 			}
-			frames = g;
+			numbers = num;
+			numbers[nframes] = k;
 			frames[nframes++] = f;
-			if (f.kind == GCSWALK_FRAME_RETURN && !newest) {
-				newest = f.address;
-				newest_index = k;
-			}
 			k += is_code(&f);
 		}
 		print_chain(out.fp, sym, frames, nframes, o->max_frames);
@@ -379,13 +495,17 @@ static int inspect_run(void *p, int argc, char **argv)
 			fprintf(out.fp, "  ... the chain goes deeper than %zu frames\n",
 				(size_t)WALK_ALL_FRAMES);
 		gcswalk_walk_free(w);
-		corrupt |= check_thread(out.fp, t, i, sym, &info, newest, newest_index,
+		chain = (struct chain){ frames, numbers, nframes };
+		corrupt |= check_thread(out.fp, t, i, sym, &chain, &info,
 					i == 0 && fs.found && fs.signo == SIGSEGV &&
 						fs.code == SEGV_CPERR_CODE);
 	}
 	if (corrupt)
-		fprintf(out.fp, "\nThe chains above come from the GCS, which the overwritten stack "
-				"cannot change: they are the true call chains.\n");
+		fprintf(out.fp, "\nverdict: STACK CORRUPTION (above). The chains come from the GCS, "
+				"which the overwritten stack cannot change: they are the true call "
+				"chains.\n");
+	else
+		fprintf(out.fp, "\nverdict: no stack corruption found\n");
 done_out:
 	if (ret)
 		(void)gp_out_close(&out);
@@ -393,6 +513,7 @@ done_out:
 		ret = gp_out_close(&out);
 done:
 	free(frames);
+	free(numbers);
 	gcswalk_symbolizer_free(sym);
 	gcswalk_target_close(symt);
 	gcswalk_target_close(t);

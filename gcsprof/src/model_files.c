@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <gcswalk.h>
+
 #include "model.h"
 
 /* Hex of SIZE bytes, as the model keeps build-ids. */
@@ -60,7 +62,10 @@ void gp_model_check_files(const struct gp_model *m, const char *sysroot)
 				missing_eg = mp->file;
 		} else if (*mp->build_id) {
 			unsigned char *id = NULL;
-			size_t n = gp_read_build_id(local, &id);
+			size_t n = 0;
+
+			if (gcswalk_file_build_id(local, &id, &n) != GCSWALK_OK)
+				n = 0;
 
 			if (n && !same_build_id(id, n, mp->build_id) && !differs++)
 				differs_eg = mp->file;

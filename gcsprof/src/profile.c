@@ -468,17 +468,20 @@ int gp_profile_read(struct gp_rprofile *p, const char *path)
 		return gp_error(GP_EXIT_BAD_PROFILE, "%s: not a gcsprof profile%s", path,
 				r.lineno == 0 ? " (empty file)" : "");
 	}
-	if (!ended) {
-		gp_profile_free(p);
-		return gp_error(GP_EXIT_TRUNCATED,
-				"%s: truncated profile (no end record after line %zu): was recording interrupted?",
-				path, r.lineno);
-	}
 	if (!p->mode)
 		p->mode = strdup("cpu");
 	if (!p->mode) {
 		gp_profile_free(p);
 		return gp_error(GP_EXIT_SYSTEM, "out of memory");
+	}
+	if (!ended) {
+		/* Every complete record before the cut stays usable: what a
+		 * recorder killed mid-run or a full disk left is reported. */
+		p->truncated = 1;
+		return gp_error(GP_EXIT_TRUNCATED,
+				"%s: truncated profile (no end record after line %zu: was recording "
+				"interrupted?): using its %zu complete sample(s)",
+				path, r.lineno, p->nsamples);
 	}
 	return 0;
 }

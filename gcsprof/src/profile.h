@@ -80,10 +80,13 @@ struct gp_rprofile {
 	size_t nlost, lost_cap;
 	struct gp_rsymbol *vdso_symbols;
 	size_t nvdso_symbols, vdso_symbols_cap;
+	int truncated;             /* no end record: the file was cut short */
 };
 
 /* Read PATH into *P. Returns 0, or prints one line and returns an exit
- * status (GP_EXIT_INPUT, GP_EXIT_BAD_PROFILE, GP_EXIT_TRUNCATED, ...). */
+ * status (GP_EXIT_INPUT, GP_EXIT_BAD_PROFILE, ...). GP_EXIT_TRUNCATED is
+ * the one error after which *P is valid (and must be freed): it holds the
+ * complete records before the cut, and P->truncated is set. */
 int gp_profile_read(struct gp_rprofile *p, const char *path);
 void gp_profile_free(struct gp_rprofile *p);
 

@@ -117,6 +117,15 @@ void rec_status_line(struct recorder *r, uint64_t now, size_t threads, int final
 		secs > 0 ? (double)r->nsamples / secs : 0.0);
 }
 
+void rec_flush_file(struct recorder *r, uint64_t now)
+{
+	if (r->write_failed || now - r->last_flush_ns < 100000000u)
+		return;
+	r->last_flush_ns = now;
+	if (fflush(r->out) != 0)
+		rec_write_failed(r);
+}
+
 /* ---- The command ---------------------------------------------------- */
 
 static int finish_file(struct recorder *r)
@@ -197,13 +206,25 @@ static int record_setup(struct recorder *r, int argc, char **argv, pid_t *pid,
 	return gp_error(GP_EXIT_UNSUPPORTED,
 			"record: recording needs an arm64 system with GCS (this is not arm64)");
 #endif
-	if (!gp_kernel_has_gcs() && o->fallback == REC_FALLBACK_NONE)
+	if (gcswalk_system_gcs() != GCSWALK_OK && o->fallback == REC_FALLBACK_NONE)
 		return gp_error(GP_EXIT_KERNEL_NO_GCS,
 				"record: this CPU or kernel has no GCS (no HWCAP_GCS in AT_HWCAP)");
 	ret = choose_method(o, &r->method, &event);
 	if (ret)
 		return ret;
 	r->event = event;
+	r->hz = o->hz;
+	if (r->method == REC_METHOD_PERF) {
+		int max_hz = gcswalk_system_perf_max_sample_rate();
+
+		if (max_hz > 0 && r->hz > (unsigned)max_hz) {
+			/* perf_event_open would refuse it with a bare EINVAL. */
+			gp_warn("-F %u is above kernel.perf_event_max_sample_rate (%d; the kernel "
+				"lowers it when sampling takes long): sampling at %d Hz", r->hz,
+				max_hz, max_hz);
+			r->hz = (unsigned)max_hz;
+		}
+	}
 	r->out_path = o->output;
 	r->out = fopen(o->output, "w");
 	if (!r->out)
@@ -213,7 +234,7 @@ static int record_setup(struct recorder *r, int argc, char **argv, pid_t *pid,
 		command = NULL;
 	if (!command)
 		ret = gp_error(GP_EXIT_SYSTEM, "out of memory");
-	else if (gp_profile_write_header(r->out, o->hz, o->wall ? "wall" : "cpu", command,
+	else if (gp_profile_write_header(r->out, r->hz, o->wall ? "wall" : "cpu", command,
 					 r->method == REC_METHOD_PERF ? "perf" : "ptrace",
 					 event) != 0)
 		ret = (rec_write_failed(r), GP_EXIT_OUTPUT);

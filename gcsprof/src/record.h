@@ -137,6 +137,7 @@ struct rec_vdso {
 
 struct recorder {
 	const struct record_opts *o;
+	unsigned hz;               /* sampling frequency in effect: -F, or perf's limit */
 	FILE *out;
 	const char *out_path;
 	int write_failed;
@@ -162,6 +163,7 @@ struct recorder {
 	sigset_t sigs;
 	int tty;
 	uint64_t last_status_ns;
+	uint64_t last_flush_ns;     /* when the file was last written through */
 	struct gp_frame *frames;
 	size_t frames_cap;
 	uint64_t rng;             /* xorshift state for the tick jitter */
@@ -192,8 +194,8 @@ uint64_t rec_now_ns(void);
 struct thread *rec_find_thread(struct recorder *r, pid_t tid);
 struct process *rec_find_process(struct recorder *r, pid_t pid);
 struct process *rec_add_process(struct recorder *r, pid_t pid);
-long rec_status_field(pid_t tid, const char *name);
 pid_t rec_tgid_of(pid_t tid);
+pid_t rec_tracer_of(pid_t tid);
 struct thread *rec_add_thread(struct recorder *r, pid_t tid, pid_t pid);
 size_t rec_live_threads(const struct recorder *r);
 char rec_thread_stat(struct thread *t, uint64_t *cpu_ns);
@@ -226,7 +228,10 @@ int rec_sample_round(struct recorder *r, int *stop_sig);
 int rec_vdso_load(struct rec_vdso *v);
 int rec_vdso_write(FILE *f, const struct rec_vdso *v);
 void rec_vdso_free(struct rec_vdso *v);
-uint64_t rec_vdso_of(pid_t pid);
+/* Whether target T (a live process) has a region of KIND (a GCS, the
+ * vDSO), and where its vDSO starts (0: none). */
+int rec_has_region(gcswalk_target *t, enum gcswalk_region_kind kind);
+uint64_t rec_vdso_start(gcswalk_target *t);
 /* Write the "[vdso]" mapping of address space ASID, at START. */
 int rec_vdso_mapping(struct recorder *r, unsigned asid, pid_t pid, uint64_t start);
 
@@ -250,5 +255,9 @@ int rec_wait_signal(struct recorder *r, uint64_t ns, int *stop_sig);
 /* Take a stop signal from SI into *STOP_SIG: 1 if it was one. */
 int rec_stop_signal(struct recorder *r, const siginfo_t *si, int *stop_sig);
 void rec_status_line(struct recorder *r, uint64_t now, size_t threads, int final);
+/* Called from the sampling loops: every 100 ms the samples recorded so far
+ * are written through to the file, so that a recorder killed mid-run (or
+ * a full disk) leaves every sample before the last 100 ms readable. */
+void rec_flush_file(struct recorder *r, uint64_t now);
 
 #endif

@@ -19,10 +19,8 @@
  * signals (blocked by record.c), copies out what the rings hold, sorts it
  * by time and hands it to record_perf_records.c.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,8 +34,6 @@
 #include <unistd.h>
 
 #include "record_perf.h"
-
-#define CALLCHAIN_SYSCTL "/proc/sys/kernel/perf_callchain_gcs"
 
 /* Ring size per CPU in pages (--mmap-pages, else the default), halved
  * while the kernel refuses (an unprivileged user's perf_event_mlock_kb),
@@ -118,21 +114,18 @@ int rec_perf_usable(const char **why, const char **event)
 {
 	static char msg[160];
 	struct perf_event_attr a;
-	char v = 0;
 	size_t i;
 	int fd, err = 0;
 
 	*event = NULL;
-	fd = open(CALLCHAIN_SYSCTL, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		*why = "this kernel takes no call chains from the GCS (no " CALLCHAIN_SYSCTL ")";
-		return GP_EXIT_UNSUPPORTED;
-	}
-	if (read(fd, &v, 1) != 1)
-		v = 0;
-	close(fd);
-	if (v != '1') {
+	switch (gcswalk_system_perf_callchains()) {
+	case 1:
+		break;
+	case 0:
 		*why = "kernel.perf_callchain_gcs is not 1 (the kernel walks frame records)";
+		return GP_EXIT_UNSUPPORTED;
+	default:
+		*why = "this kernel takes no call chains from the GCS (no kernel.perf_callchain_gcs)";
 		return GP_EXIT_UNSUPPORTED;
 	}
 	/* The same event on ourselves: permission, PMU, the GCSPR register. */
@@ -289,26 +282,6 @@ fail:
 			"cannot sample the command with perf: %s", strerror(err));
 }
 
-/* Does PID have a GCS mapping ("ss" in its smaps VmFlags)? */
-static int has_gcs_mapping(pid_t pid)
-{
-	char path[64], *line = NULL;
-	size_t cap = 0;
-	int found = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/smaps", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	while (!found && getline(&line, &cap, f) > 0)
-		if (strncmp(line, "VmFlags:", 8) == 0 && strstr(line, " ss"))
-			found = 1;
-	free(line);
-	fclose(f);
-	return found;
-}
-
 static int attach_error(int err, pid_t pid)
 {
 	if (err == EACCES || err == EPERM)
@@ -329,7 +302,7 @@ static int perf_attach(struct recorder *r, pid_t pid)
 {
 	gcswalk_target *t = NULL;
 	struct process *p;
-	char *msg = NULL, path[64];
+	char *msg = NULL;
 	size_t i, n;
 	int ret, round, fresh;
 
@@ -344,7 +317,7 @@ static int perf_attach(struct recorder *r, pid_t pid)
 		free(msg);
 		return ret;
 	}
-	if (r->o->fallback == REC_FALLBACK_NONE && has_gcs_mapping(pid) == 0) {
+	if (r->o->fallback == REC_FALLBACK_NONE && !rec_has_region(t, GCSWALK_REGION_GCS)) {
 		gcswalk_target_close(t);
 		return gp_error(GP_EXIT_TARGET_NO_GCS,
 				"process %d runs without GCS: start it with "
@@ -354,54 +327,53 @@ static int perf_attach(struct recorder *r, pid_t pid)
 	p = perf_process(r, pid);
 	ret = p ? 0 : gp_error(GP_EXIT_SYSTEM, "out of memory");
 	if (p)
-		p->vdso = rec_vdso_of(pid);
+		p->vdso = rec_vdso_start(t);
 	n = gcswalk_target_mapping_count(t);
 	for (i = 0; i < n && !ret; i++) {
 		struct gcswalk_mapping m;
+		const unsigned char *id;
+		size_t id_size;
 
-		if (gcswalk_target_mapping(t, i, &m) == GCSWALK_OK && m.path)
-			ret = perf_note_mapping(r, p, m.start, m.end, m.offset, m.path, NULL, 0);
+		if (gcswalk_target_mapping(t, i, &m) != GCSWALK_OK || !m.path)
+			continue;
+		if (gcswalk_target_mapping_build_id(t, i, &id, &id_size) != GCSWALK_OK)
+			id = NULL, id_size = 0;
+		ret = perf_note_mapping(r, p, m.start, m.end, m.offset, m.path, id,
+					(unsigned)id_size);
 	}
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
 	for (round = 0, fresh = 1; round < 64 && fresh && !ret; round++) {
-		struct dirent **names = NULL;
-		int k, count = scandir(path, &names, NULL, NULL);
+		int *tids = NULL;
+		size_t count, k;
 
-		if (count < 0) {
+		if (gcswalk_proc_threads((int)pid, &tids, &count) != GCSWALK_OK) {
 			ret = gp_error(GP_EXIT_NO_PROCESS, "no process %d", (int)pid);
 			break;
 		}
 		fresh = 0;
-		for (k = 0; k < count; k++) {
-			char *end;
-			long tid = strtol(names[k]->d_name, &end, 10);
+		for (k = 0; k < count && !ret; k++) {
+			pid_t tid = (pid_t)tids[k];
 			struct gcswalk_thread_info info;
+			const char *name = NULL;
 			int idx, err;
 
-			if (ret || *end || tid <= 0 || tid > INT_MAX || rec_find_thread(r, (pid_t)tid))
-				goto next;
+			if (rec_find_thread(r, tid))
+				continue;
 			idx = gcswalk_target_refresh_thread(t, (int)tid, GCSWALK_REFRESH_NAMES);
-			if (idx >= 0 && gcswalk_target_thread(t, (size_t)idx, &info) == GCSWALK_OK &&
-			    !perf_thread(r, (pid_t)tid, pid, info.name)) {
+			if (idx >= 0 && gcswalk_target_thread(t, (size_t)idx, &info) == GCSWALK_OK)
+				name = info.name;
+			if (!perf_thread(r, tid, pid, name)) {
 				ret = gp_error(GP_EXIT_SYSTEM, "out of memory");
-				goto next;
+				continue;
 			}
-			if (idx < 0 && !perf_thread(r, (pid_t)tid, pid, NULL)) {
-				ret = gp_error(GP_EXIT_SYSTEM, "out of memory");
-				goto next;
-			}
-			err = -open_task_events(r, (pid_t)tid);
-			if (err == ESRCH) {
-				rec_find_thread(r, (pid_t)tid)->gone = 1;
-			} else if (err) {
+			err = -open_task_events(r, tid);
+			if (err == ESRCH)
+				rec_find_thread(r, tid)->gone = 1;
+			else if (err)
 				ret = attach_error(err, pid);
-			} else {
+			else
 				fresh = 1;
-			}
-next:
-			free(names[k]);
 		}
-		free(names);
+		free(tids);
 	}
 	gcswalk_target_close(t);
 	if (!ret && !rec_live_threads(r))
@@ -555,7 +527,7 @@ int rec_perf_run(struct recorder *r, pid_t pid, char **argv, const sigset_t *old
 		return gp_error(GP_EXIT_SYSTEM, "out of memory");
 	r->perf = pr;
 	pr->sigfd = -1;
-	fill_attr(&pr->attr, kind_named(r->event), r->o->hz, !r->o->pid);
+	fill_attr(&pr->attr, kind_named(r->event), r->hz, !r->o->pid);
 	raise_fd_limit();
 	if (online_cpus(&cpus, &ncpus) != 0) {
 		free(cpus);
@@ -602,6 +574,9 @@ int rec_perf_run(struct recorder *r, pid_t pid, char **argv, const sigset_t *old
 		if (ret || r->write_failed || *stop_sig)
 			break;
 		rec_status_line(r, rec_now_ns(), rec_live_threads(r), 0);
+		rec_flush_file(r, rec_now_ns());
+		if (r->write_failed)
+			break;
 		if (r->child ? r->child_done : !any_alive(r))
 			break;
 	}

@@ -66,7 +66,7 @@ int rec_ptrace_run(struct recorder *r, pid_t pid, char **argv, const sigset_t *o
 	}
 	r->started = 1;
 
-	period = 1000000000u / o->hz;
+	period = 1000000000u / r->hz;
 	r->rng = rec_now_ns() | 1;
 	next = rec_now_ns() + next_interval(r, period);
 	for (;;) {
@@ -79,6 +79,7 @@ int rec_ptrace_run(struct recorder *r, pid_t pid, char **argv, const sigset_t *o
 			break;
 		now = rec_now_ns();
 		rec_status_line(r, now, rec_live_threads(r), 0);
+		rec_flush_file(r, now);
 		if (now >= next) {
 			ret = rec_sample_round(r, stop_sig);
 			if (ret)

@@ -89,7 +89,6 @@ int rec_write_mapping(struct recorder *r, unsigned asid, pid_t pid, uint64_t sta
 {
 	struct gp_rmapping rm;
 	struct seen_mapping *s;
-	char root_path[PATH_MAX + 64];
 	unsigned char *read_id = NULL;
 	size_t *slot;
 	int ret = 0;
@@ -122,22 +121,28 @@ int rec_write_mapping(struct recorder *r, unsigned asid, pid_t pid, uint64_t sta
 	rm.path = s->path;
 	rm.build_id = (unsigned char *)build_id;
 	rm.build_id_size = build_id_size;
-	if (!build_id_size && strlen(path) < PATH_MAX) {
-		snprintf(root_path, sizeof(root_path), "/proc/%d/root%s", (int)pid, path);
-		rm.build_id_size = gp_read_build_id(root_path, &read_id);
+	if (!build_id_size &&
+	    gcswalk_proc_build_id((int)pid, path, &read_id, &rm.build_id_size) == GCSWALK_OK)
 		rm.build_id = read_id;
-	}
 	if (gp_profile_write_mapping(r->out, &rm) != 0)
 		ret = (rec_write_failed(r), GP_EXIT_OUTPUT);
 	free(read_id);
 	return ret;
 }
 
-/* Write mapping M of P's address space, unless the file has it already. */
-static int note_mapping(struct recorder *r, const struct process *p,
+/* Write mapping INDEX (M) of P's target, unless the file has it already. */
+static int note_mapping(struct recorder *r, const struct process *p, size_t index,
 			const struct gcswalk_mapping *m)
 {
-	return rec_write_mapping(r, p->asid, p->pid, m->start, m->end, m->offset, m->path, NULL, 0);
+	const unsigned char *id;
+	size_t id_size;
+
+	if (gcswalk_target_mapping_build_id(p->target, index, &id, &id_size) != GCSWALK_OK) {
+		id = NULL;
+		id_size = 0;
+	}
+	return rec_write_mapping(r, p->asid, p->pid, m->start, m->end, m->offset, m->path, id,
+				 id_size);
 }
 
 static int range_cmp(const void *a, const void *b)
@@ -161,7 +166,7 @@ static int sync_mappings(struct recorder *r, struct process *p)
 
 		if (gcswalk_target_mapping(p->target, i, &m) != GCSWALK_OK || !m.path)
 			continue;
-		ret = note_mapping(r, p, &m);
+		ret = note_mapping(r, p, i, &m);
 		if (ret)
 			return ret;
 		g = gp_grow(p->written, &p->written_cap, p->nwritten + 1, sizeof(*g));
@@ -475,7 +480,7 @@ static int sample_process(struct recorder *r, struct process *p, uint64_t time_n
 			return 0;
 		}
 		maps_credits_reset(p, rec_now_ns());
-		p->vdso = rec_vdso_of(p->pid);
+		p->vdso = rec_vdso_start(p->target);
 		ret = sync_mappings(r, p);
 	}
 	for (i = 0; i < r->nthreads && ret == 0; i++) {
@@ -497,7 +502,7 @@ static int sample_process(struct recorder *r, struct process *p, uint64_t time_n
  */
 static int cpu_time_due(struct recorder *r, struct thread *t, uint64_t cpu_ns)
 {
-	uint64_t period = 1000000000u / r->o->hz, cap = 4 * period;
+	uint64_t period = 1000000000u / r->hz, cap = 4 * period;
 
 	if (cap < 40000000u)
 		cap = 40000000u;

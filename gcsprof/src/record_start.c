@@ -4,10 +4,8 @@
  * perf method's events are on it), or attaching to a running process and
  * checking that it has GCS.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
@@ -30,64 +28,52 @@ static int seize(struct recorder *r, pid_t tid, pid_t pid)
 	return 0;
 }
 
-static long tracer_of(pid_t pid)
-{
-	return rec_status_field(pid, "TracerPid:");
-}
-
 /* Attach to every thread of PID (rescanning until no new one appears). */
 int rec_attach_pid(struct recorder *r, pid_t pid)
 {
-	char path[64];
 	int round, fresh = 1;
 
 	if (kill(pid, 0) != 0 && errno == ESRCH)
 		return gp_error(GP_EXIT_NO_PROCESS, "no process %d", (int)pid);
 	if (rec_tgid_of(pid) != pid)
 		return gp_error(GP_EXIT_NO_PROCESS, "no process %d (not a process id)", (int)pid);
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
 	for (round = 0; round < 64 && fresh; round++) {
-		struct dirent **names = NULL;
-		int n, i;
+		int *tids = NULL, err = 0;
+		size_t n, i;
 
 		fresh = 0;
-		n = scandir(path, &names, NULL, NULL);
-		if (n < 0)
+		if (gcswalk_proc_threads((int)pid, &tids, &n) != GCSWALK_OK)
 			return gp_error(GP_EXIT_NO_PROCESS, "no process %d", (int)pid);
-		for (i = 0; i < n; i++) {
-			char *end;
-			long tid = strtol(names[i]->d_name, &end, 10);
+		for (i = 0; i < n && !err; i++) {
+			pid_t tid = (pid_t)tids[i], tracer;
 
-			if (*end == '\0' && tid > 0 && tid <= INT_MAX && !rec_find_thread(r, (pid_t)tid)) {
-				if (seize(r, (pid_t)tid, pid) == 0)
-					fresh = 1;
-				else if (errno == EPERM) {
-					int e;
-
-					for (e = i; e < n; e++)
-						free(names[e]);
-					free(names);
-					if (tracer_of((pid_t)tid))
-						return gp_error(GP_EXIT_BUSY,
-								"process %d is already traced by process %ld",
-								(int)pid, tracer_of((pid_t)tid));
-					return gp_error(GP_EXIT_PERMISSION,
-							"not permitted to trace process %d (see "
-							"/proc/sys/kernel/yama/ptrace_scope, or run as root)",
-							(int)pid);
-				} else if (errno != ESRCH) {
-					int e = errno, k;
-
-					for (k = i; k < n; k++)
-						free(names[k]);
-					free(names);
-					return gp_error(GP_EXIT_SYSTEM, "PTRACE_SEIZE of %ld: %s", tid,
-							strerror(e));
-				}
+			if (rec_find_thread(r, tid))
+				continue;
+			if (seize(r, tid, pid) == 0)
+				fresh = 1;
+			else if (errno == EPERM)
+				err = EPERM;
+			else if (errno != ESRCH)
+				err = errno;
+			if (err == EPERM) {
+				free(tids);
+				tracer = rec_tracer_of(tid);
+				if (tracer)
+					return gp_error(GP_EXIT_BUSY,
+							"process %d is already traced by process %d",
+							(int)pid, (int)tracer);
+				return gp_error(GP_EXIT_PERMISSION,
+						"not permitted to trace process %d (see "
+						"/proc/sys/kernel/yama/ptrace_scope, or run as root)",
+						(int)pid);
 			}
-			free(names[i]);
+			if (err) {
+				free(tids);
+				return gp_error(GP_EXIT_SYSTEM, "PTRACE_SEIZE of %d: %s", (int)tid,
+						strerror(err));
+			}
 		}
-		free(names);
+		free(tids);
 	}
 	if (!r->nthreads)
 		return gp_error(GP_EXIT_NO_PROCESS, "no process %d", (int)pid);
@@ -116,7 +102,7 @@ int rec_check_target_gcs(struct recorder *r, pid_t pid)
 			struct gcswalk_thread_info info;
 
 			if (gcswalk_target_thread(target, i, &info) == GCSWALK_OK && info.have_gcs &&
-			    (info.gcs.features_enabled & 1))
+			    (info.gcs.features_enabled & GCSWALK_GCS_ENABLE))
 				any = 1;
 		}
 		gcswalk_target_close(target);

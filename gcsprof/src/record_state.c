@@ -62,32 +62,27 @@ struct process *rec_add_process(struct recorder *r, pid_t pid)
 	return p;
 }
 
-/* Numeric field NAME ("Tgid:", "TracerPid:") of /proc/TID/status, 0 if
- * the thread is gone or the field is missing. */
-long rec_status_field(pid_t tid, const char *name)
+/* /proc facts of a thread, through libgcswalk (NULL STAT_FD: one-off). */
+static int thread_facts(pid_t pid, pid_t tid, struct gcswalk_proc_thread *info)
 {
-	char path[64], *line = NULL;
-	size_t cap = 0, len = strlen(name);
-	long value = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	while (getline(&line, &cap, f) > 0)
-		if (strncmp(line, name, len) == 0) {
-			value = strtol(line + len, NULL, 10);
-			break;
-		}
-	free(line);
-	fclose(f);
-	return value;
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	return gcswalk_proc_thread((int)pid, (int)tid, NULL, info);
 }
 
 pid_t rec_tgid_of(pid_t tid)
 {
-	return (pid_t)rec_status_field(tid, "Tgid:");
+	struct gcswalk_proc_thread info;
+
+	/* /proc/TID/task/TID works for any thread id, not only a leader's. */
+	return thread_facts(tid, tid, &info) == GCSWALK_OK ? (pid_t)info.tgid : 0;
+}
+
+pid_t rec_tracer_of(pid_t tid)
+{
+	struct gcswalk_proc_thread info;
+
+	return thread_facts(tid, tid, &info) == GCSWALK_OK ? (pid_t)info.tracer_pid : 0;
 }
 
 struct thread *rec_add_thread(struct recorder *r, pid_t tid, pid_t pid)
@@ -131,60 +126,29 @@ size_t rec_live_threads(const struct recorder *r)
  */
 #define STAT_FD_LIMIT 512
 
-/* A thread's scheduler state letter from /proc/TID/stat, '?' if unknown,
- * 0 if the thread is gone, and in *CPU_NS the CPU time it has used (user
- * and system, in clock ticks: 10 ms steps), left alone if unknown. The
- * line is "tid (comm) S ppid ...": comm may hold anything, so the fields
- * are counted from the last ')'. Only a prefix is read: the fields we
- * want are near the start. The file stays open: a pread from offset 0
- * makes procfs generate it again, which saves an open and a close per
- * thread per tick. */
+/* A thread's scheduler state letter, '?' if unknown, 0 if the thread is
+ * gone, and in *CPU_NS the CPU time it has used (user and system, in
+ * clock ticks: 10 ms steps), left alone if unknown. libgcswalk keeps the
+ * thread's stat file open in t->stat_fd (re-read with pread: no open and
+ * close per thread per tick), for the first STAT_FD_LIMIT descriptors. */
 char rec_thread_stat(struct thread *t, uint64_t *cpu_ns)
 {
-	static long tick_ns;
-	char path[64], buf[512], *p, *end;
-	unsigned long long utime, stime;
-	ssize_t n;
-	int fd = t->stat_fd, err, field;
+	struct gcswalk_proc_thread info;
+	int ret;
 
-	if (fd < 0) {
-		/* The task/ entry: /proc/TID/stat would count the CPU time
-		 * of the whole thread group. */
-		snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)t->pid, (int)t->tid);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			return errno == ENOENT || errno == ESRCH ? 0 : '?';
+	memset(&info, 0, sizeof(info));
+	info.size = sizeof(info);
+	ret = gcswalk_proc_thread((int)t->pid, (int)t->tid, &t->stat_fd, &info);
+	if (t->stat_fd >= STAT_FD_LIMIT) {
+		close(t->stat_fd);
+		t->stat_fd = -1;
 	}
-	n = pread(fd, buf, sizeof(buf) - 1, 0);
-	err = errno;
-	if (t->stat_fd < 0) {
-		if (n > 0 && fd < STAT_FD_LIMIT)
-			t->stat_fd = fd;
-		else
-			close(fd);
-	}
-	if (n <= 0)
-		return n < 0 && err == ESRCH ? 0 : '?';
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	if (!p || p[1] != ' ' || !p[2])
+	if (ret == GCSWALK_E_NO_PROCESS)
+		return 0;
+	if (ret != GCSWALK_OK)
 		return '?';
-	/* utime and stime are fields 14 and 15; the state is field 3. */
-	end = p + 2;
-	for (field = 3; field < 14 && end; field++) {
-		end = strchr(end, ' ');
-		if (end)
-			end++;
-	}
-	if (end && sscanf(end, "%llu %llu", &utime, &stime) == 2) {
-		if (!tick_ns) {
-			long hz = sysconf(_SC_CLK_TCK);
-
-			tick_ns = 1000000000L / (hz > 0 ? hz : 100);
-		}
-		*cpu_ns = (uint64_t)(utime + stime) * (uint64_t)tick_ns;
-	}
-	return p[2];
+	*cpu_ns = info.cpu_time_ns;
+	return info.state;
 }
 
 void rec_thread_release(struct thread *t)

@@ -60,7 +60,7 @@ static int report_run(void *p, int argc, char **argv)
 	struct gp_rprofile raw;
 	struct gp_model model;
 	struct gp_out out;
-	int ret, wret;
+	int ret, wret, truncated = 0;
 
 	/* A bundle from gcsprof archive: its profile, its files. */
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -73,7 +73,13 @@ static int report_run(void *p, int argc, char **argv)
 		if (!sysroot)
 			sysroot = bundle_root;
 	}
+	/* A truncated profile is reported as far as it goes (the reader said
+	 * so), and the status still tells that it was cut short. */
 	ret = gp_profile_read(&raw, path);
+	if (ret == GP_EXIT_TRUNCATED) {
+		truncated = 1;
+		ret = 0;
+	}
 	if (ret)
 		goto done;
 	ret = gp_model_build(&model, &raw, sysroot);
@@ -91,6 +97,8 @@ static int report_run(void *p, int argc, char **argv)
 	}
 	gp_model_free(&model);
 	gp_profile_free(&raw);
+	if (!ret && truncated)
+		ret = GP_EXIT_TRUNCATED;
 done:
 	free(bundle_profile);
 	free(bundle_root);

@@ -46,7 +46,7 @@ static int status_run(void *p, int argc, char **argv)
 		return ret;
 	}
 	fprintf(out.fp, "process %ld%s\n", pid,
-		gp_kernel_has_gcs() ? "" : " (this CPU or kernel has no GCS)");
+		gcswalk_system_gcs() == GCSWALK_OK ? "" : " (this CPU or kernel has no GCS)");
 	fprintf(out.fp, "%8s  %-16s %-4s %-6s %-5s %-5s %-18s %s\n", "tid", "name", "gcs",
 		"locked", "push", "write", "gcspr", "depth");
 	n = gcswalk_target_thread_count(t);
@@ -73,10 +73,10 @@ static int status_run(void *p, int argc, char **argv)
 		}
 		fprintf(out.fp, "%8d  %-16s %-4s %-6s %-5s %-5s 0x%016" PRIx64 " ", info.tid,
 			info.name ? info.name : "?",
-			info.gcs.features_enabled & 1 ? "on" : "off",
+			info.gcs.features_enabled & GCSWALK_GCS_ENABLE ? "on" : "off",
 			info.gcs.features_locked ? "yes" : "no",
-			info.gcs.features_enabled & 4 ? "on" : "off",
-			info.gcs.features_enabled & 2 ? "on" : "off", info.gcs.gcspr);
+			info.gcs.features_enabled & GCSWALK_GCS_PUSH ? "on" : "off",
+			info.gcs.features_enabled & GCSWALK_GCS_WRITE ? "on" : "off", info.gcs.gcspr);
 		if (r == GCSWALK_OK)
 			fprintf(out.fp, "%zu\n", depth);
 		else

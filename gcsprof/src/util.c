@@ -4,7 +4,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 
 #include <gcswalk.h>
 
@@ -111,13 +110,4 @@ void *gp_grow(void *ptr, size_t *cap, size_t need, size_t elem)
 	if (p)
 		*cap = n;
 	return p;
-}
-
-int gp_kernel_has_gcs(void)
-{
-#if defined(__aarch64__)
-	return (getauxval(AT_HWCAP) & (1UL << 32)) != 0;
-#else
-	return 0;
-#endif
 }

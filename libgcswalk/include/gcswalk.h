@@ -3,11 +3,15 @@
  * libgcswalk: walk and symbolise a thread's call chain from its Guarded
  * Control Stack (arm64 FEAT_GCS).
  *
- * Three kinds of target hold threads whose chains can be walked:
+ * Chains are walked from:
  *  - the calling thread itself: gcswalk_self(), async-signal-safe and
  *    allocation-free, for SIGPROF and crash handlers;
  *  - a live process, through ptrace (gcswalk_target_open_pid());
- *  - a core file, arm64 cores on any host (gcswalk_target_open_core()).
+ *  - a core file, arm64 cores on any host (gcswalk_target_open_core());
+ *  - registers and memory the caller supplies, e.g. a debugger's
+ *    (gcswalk_target_open_source()).
+ * A fifth kind of target, file mappings only (gcswalk_target_open_mappings()),
+ * symbolises addresses recorded earlier.
  *
  * Conventions, the same in every call:
  *  - Calls that can fail return an int status: GCSWALK_OK (0), a positive
@@ -23,6 +27,23 @@
  *    used concurrently.
  *  - Strings and arrays returned by the library belong to the library; the
  *    documentation of each call says how long they stay valid.
+ *
+ * ABI: libgcswalk.so.1, every call versioned GCSWALK_1.0 (a later minor
+ * release adds a node of its own). Structs follow one of two rules:
+ *  - Sized: options and sources the caller passes in, and the output
+ *    structs new in 1.0 (gcswalk_signal_info, gcswalk_region,
+ *    gcswalk_proc_thread) start with `size_t size`, the caller's sizeof
+ *    (the ..._INIT macros set it). The library accepts a size from an older
+ *    header (missing fields take their defaults, or are not filled) and a
+ *    larger one from a newer header: its unknown part must be zero in an
+ *    input, and is zeroed in an output. Sizes below 1.0's are
+ *    GCSWALK_E_INVALID.
+ *  - Fixed: gcswalk_frame, gcswalk_gcs_state, gcswalk_thread_info,
+ *    gcswalk_mapping, gcswalk_record_check, gcswalk_symbol,
+ *    gcswalk_location and gcswalk_elf_symbol keep their layout for as long
+ *    as the soname is 1 (they are filled or passed in arrays); facts
+ *    added later come through new calls taking the same target and index,
+ *    as gcswalk_target_mapping_build_id() does for mappings.
  */
 #ifndef GCSWALK_H
 #define GCSWALK_H
@@ -30,12 +51,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gcswalk_version.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Version of this header (major * 10000 + minor * 100 + patch). */
-#define GCSWALK_VERSION 200
+/* The library's version at run time, e.g. "1.0.0" (a static string); the
+ * header's is GCSWALK_VERSION_STRING. */
+const char *gcswalk_version(void);
 
 /*
  * Statuses. 0 and the positive values are not errors; the negative values
@@ -71,10 +95,34 @@ enum gcswalk_error {
 	GCSWALK_E_NO_SYMBOL = -19,    /* no module or symbol at this address */
 	GCSWALK_E_DWFL = -20,         /* elfutils (libdwfl) failed */
 	GCSWALK_E_SYSTEM = -21,       /* another system call failure (errno in the message) */
+	GCSWALK_E_NO_SIGNAL = -22,    /* the core records no signal (no NT_SIGINFO) */
 };
 
 /* A static, never-NULL English description of any status or error. */
 const char *gcswalk_strerror(int status);
+
+/*
+ * Whether this CPU and kernel give GCS to user space: GCSWALK_OK,
+ * GCSWALK_E_NO_GCS_CPU (arm64 without HWCAP_GCS), GCSWALK_E_UNSUPPORTED
+ * (not an arm64 build). Cheap (one getauxval()), async-signal-safe.
+ */
+int gcswalk_system_gcs(void);
+
+/*
+ * Whether the kernel takes perf's user call chains of GCS-enabled threads
+ * from their GCS (kernel.perf_callchain_gcs, this project's kernel
+ * series): 1 yes, 0 the sysctl is there but 0 (frame records, as other
+ * kernels), GCSWALK_E_UNSUPPORTED this kernel cannot.
+ */
+int gcswalk_system_perf_callchains(void);
+
+/*
+ * kernel.perf_event_max_sample_rate: the highest sampling frequency perf
+ * accepts now (the kernel lowers it when its sampling interrupts take too
+ * long, which emulators provoke). > 0, or GCSWALK_E_UNSUPPORTED (no perf),
+ * GCSWALK_E_IO.
+ */
+int gcswalk_system_perf_max_sample_rate(void);
 
 /* ---- Frames --------------------------------------------------------- */
 
@@ -118,8 +166,9 @@ enum gcswalk_frame_kind {
 	GCSWALK_FRAME_INTERRUPTED_PC,
 };
 
-/* Which unwinder produced a frame. */
-enum gcswalk_source {
+/* Which unwinder produced a frame. (Named enum gcswalk_source before 1.0:
+ * that tag is now struct gcswalk_source, a caller-supplied target.) */
+enum gcswalk_frame_source {
 	GCSWALK_SOURCE_GCS = 1,     /* the Guarded Control Stack (or registers, for PC/LR) */
 	GCSWALK_SOURCE_FP = 2,      /* frame records (x29 chain): fallback */
 	GCSWALK_SOURCE_CFI = 3,     /* DWARF call frame information via libdwfl: fallback */
@@ -127,7 +176,7 @@ enum gcswalk_source {
 
 struct gcswalk_frame {
 	enum gcswalk_frame_kind kind;
-	enum gcswalk_source source;
+	enum gcswalk_frame_source source;
 	/* PC, LR or return address; for INVALID the raw entry; for caps the
 	 * raw token; 0 for TERMINATOR and UNREADABLE. */
 	uint64_t address;
@@ -139,7 +188,7 @@ struct gcswalk_frame {
 /* Name of a frame kind ("return", "signal-cap", ...), static, or "?". */
 const char *gcswalk_frame_kind_name(enum gcswalk_frame_kind kind);
 /* Name of a frame source ("gcs", "fp", "cfi"), static, or "?". */
-const char *gcswalk_source_name(enum gcswalk_source source);
+const char *gcswalk_source_name(enum gcswalk_frame_source source);
 
 /* ---- The calling thread --------------------------------------------- */
 
@@ -246,9 +295,15 @@ int gcswalk_target_pid(const gcswalk_target *target);
  * process, the main thread. */
 size_t gcswalk_target_thread_count(const gcswalk_target *target);
 
+/* GCS mode bits, as in prctl(PR_{GET,SET,LOCK}_SHADOW_STACK_STATUS) and
+ * NT_ARM_GCS (PR_SHADOW_STACK_ENABLE, _WRITE, _PUSH). */
+#define GCSWALK_GCS_ENABLE (1ULL << 0)
+#define GCSWALK_GCS_WRITE  (1ULL << 1)
+#define GCSWALK_GCS_PUSH   (1ULL << 2)
+
 /* GCS state of a thread, as the kernel reports it (struct user_gcs). */
 struct gcswalk_gcs_state {
-	uint64_t features_enabled;   /* PR_SHADOW_STACK_ENABLE = 1, _WRITE = 2, _PUSH = 4 */
+	uint64_t features_enabled;   /* GCSWALK_GCS_ENABLE | _WRITE | _PUSH */
 	uint64_t features_locked;
 	uint64_t gcspr;              /* GCSPR_EL0: the newest entry */
 };
@@ -303,6 +358,127 @@ int gcswalk_target_read(gcswalk_target *target, uint64_t address, void *buf,
  */
 int gcswalk_target_mapping_find(const gcswalk_target *target, uint64_t address);
 
+/* ---- Facts about a target ------------------------------------------- */
+
+/* A core's fatal signal (NT_SIGINFO). Caller-sized: set size first. */
+struct gcswalk_signal_info {
+	size_t size;                 /* caller sets sizeof(struct gcswalk_signal_info) */
+	int signo;
+	int code;                    /* si_code, e.g. SEGV_CPERR (10) */
+	int error;                   /* si_errno */
+	uint64_t address;            /* si_addr for SIGSEGV/SIGBUS/SIGILL/SIGFPE/SIGTRAP, else 0 */
+	int tid;                     /* the thread that got it (first NT_PRSTATUS) */
+	size_t thread_index;
+};
+
+/*
+ * The signal that made the core: GCSWALK_OK, GCSWALK_E_INVALID (not a core,
+ * NULL, or INFO->size too small), GCSWALK_E_NO_SIGNAL (the core records no
+ * signal: no NT_SIGINFO, or one with signal 0).
+ */
+int gcswalk_target_fatal_signal(const gcswalk_target *target, struct gcswalk_signal_info *info);
+
+/*
+ * The GNU build-id of the ELF file at PATH: *ID gets a malloc'd copy the
+ * caller frees, *SIZE its length. GCSWALK_OK, GCSWALK_E_IO (cannot open),
+ * GCSWALK_E_NO_SYMBOL (not ELF or no build-id note), GCSWALK_E_NOMEM,
+ * GCSWALK_E_INVALID (NULL argument).
+ */
+int gcswalk_file_build_id(const char *path, unsigned char **id, size_t *size);
+
+/*
+ * The same for the file at PATH (absolute) as live process PID sees it:
+ * through /proc/PID/root, its own mount namespace and root. For a mapping
+ * the caller learnt of without a target (a perf MMAP2 record).
+ */
+int gcswalk_proc_build_id(int pid, const char *path, unsigned char **id, size_t *size);
+
+/*
+ * The build-id of mapping INDEX's file (live: read through /proc/PID/root,
+ * the process's own view; core, mappings and source targets: the path as
+ * recorded, on this machine). Cached per file, failures too: *ID stays
+ * valid until gcswalk_target_close(). Errors as for gcswalk_file_build_id(),
+ * and GCSWALK_E_INVALID for a bad index.
+ */
+int gcswalk_target_mapping_build_id(gcswalk_target *target, size_t index,
+				    const unsigned char **id, size_t *size);
+
+/* Regions that are not file mappings. */
+enum gcswalk_region_kind {
+	GCSWALK_REGION_GCS = 1,      /* a Guarded Control Stack ("ss" in smaps VmFlags) */
+	GCSWALK_REGION_VDSO = 2,     /* [vdso] */
+};
+
+struct gcswalk_region {
+	size_t size;                 /* caller sets sizeof(struct gcswalk_region) */
+	enum gcswalk_region_kind kind;
+	uint64_t start, end;         /* [start, end) */
+};
+
+/*
+ * Live targets: from /proc/PID/smaps, read on the first call and again
+ * after a GCSWALK_REFRESH_MAPS. Cores: the segments that hold the threads'
+ * GCS pointers, and the vDSO's segment where NT_AUXV (AT_SYSINFO_EHDR)
+ * names it. Source and mappings targets have none. In address order.
+ * gcswalk_target_region_count() gives 0 when they cannot be read (the
+ * detail is in gcswalk_target_errmsg()); gcswalk_target_region() gives
+ * GCSWALK_OK or GCSWALK_E_INVALID (bad index, NULL, size too small).
+ */
+size_t gcswalk_target_region_count(gcswalk_target *target);
+int gcswalk_target_region(gcswalk_target *target, size_t index, struct gcswalk_region *region);
+
+/* A function symbol of an ELF image: OFFSET from the start of the image. */
+struct gcswalk_elf_symbol {
+	uint64_t offset;
+	uint64_t size;
+	const char *name;
+};
+
+/*
+ * The vDSO of TARGET: where it is mapped (*START, *IMAGE_SIZE), its
+ * function symbols from .dynsym in offset order (*SYMBOLS, *COUNT) and its
+ * build-id (*BUILD_ID, *BUILD_ID_SIZE; NULL and 0 if it has none). The image
+ * is read from the target's memory (live: the process's, which for a
+ * target opened on the caller's own pid with GCSWALK_ATTACH_NONE is the
+ * caller's own vDSO; core: its dumped segment) once, and parsed with
+ * libelf. Every output pointer may be NULL; what is returned stays valid
+ * until gcswalk_target_close(). GCSWALK_OK, GCSWALK_E_NO_SYMBOL (no vDSO
+ * known), GCSWALK_E_IO (not readable, not dumped), GCSWALK_E_CORRUPT (not
+ * an ELF image), GCSWALK_E_NOMEM, GCSWALK_E_INVALID.
+ */
+int gcswalk_target_vdso(gcswalk_target *target, uint64_t *start, uint64_t *image_size,
+			const struct gcswalk_elf_symbol **symbols, size_t *count,
+			const unsigned char **build_id, size_t *build_id_size);
+
+/* ---- /proc facts of live processes ---------------------------------- */
+
+/* The thread ids of PID (/proc/PID/task), ascending: a malloc'd array the
+ * caller frees. GCSWALK_OK, GCSWALK_E_NO_PROCESS, GCSWALK_E_PERMISSION,
+ * GCSWALK_E_NOMEM, GCSWALK_E_INVALID. */
+int gcswalk_proc_threads(int pid, int **tids, size_t *count);
+
+struct gcswalk_proc_thread {
+	size_t size;                 /* caller sets sizeof(struct gcswalk_proc_thread) */
+	int tgid;
+	int tracer_pid;
+	char state;                  /* 'R', 'S', 't', 'Z', ... */
+	uint64_t cpu_time_ns;        /* utime + stime */
+};
+
+/*
+ * Thread TID of process PID (/proc/PID/task/TID/stat and status).
+ * GCSWALK_E_NO_PROCESS when the thread is gone. A sampler calling it for
+ * every thread on every tick passes STAT_FD (initially -1): the library
+ * keeps the stat file open there and re-reads it with pread (no open and
+ * close per call); the caller close()s it when the thread is done. NULL:
+ * open and close each time. tgid and tracer_pid come from status only
+ * when STAT_FD is NULL or -1 on entry (once per thread); on later calls
+ * with the same STAT_FD they are left as they are in *INFO. Other errors:
+ * GCSWALK_E_INVALID (bad argument, INFO->size too small),
+ * GCSWALK_E_PERMISSION, GCSWALK_E_IO (a stat line that does not parse).
+ */
+int gcswalk_proc_thread(int pid, int tid, int *stat_fd, struct gcswalk_proc_thread *info);
+
 /* ---- Sampling a live process again and again ------------------------ */
 
 /* gcswalk_target_refresh() and gcswalk_target_refresh_thread() flags. */
@@ -344,6 +520,60 @@ enum gcswalk_refresh_flags {
 int gcswalk_target_refresh_thread(gcswalk_target *target, int tid, unsigned flags);
 int gcswalk_target_refresh(gcswalk_target *target, unsigned flags);
 
+/* ---- Targets whose registers and memory the caller supplies --------- */
+
+/*
+ * Read SIZE bytes at ADDRESS into BUF; store in *GOT the bytes read before
+ * the first unreadable one. Return GCSWALK_OK when all were read,
+ * GCSWALK_E_IO when fewer, or another negative gcswalk_error (passed on to
+ * the caller of the walk). Called only from the thread using the target,
+ * during calls on it (walks, verify, reads, CFI unwinding). A callback that
+ * can only say "all or nothing" (got 0 on failure) still gives exact walks:
+ * after a short read the library retries the rest page by page.
+ */
+typedef int (*gcswalk_read_fn)(void *data, uint64_t address, void *buf, size_t size,
+			       size_t *got);
+
+/* One thread of a caller-supplied source. */
+struct gcswalk_source_thread {
+	size_t size;                 /* sizeof(struct gcswalk_source_thread) */
+	int tid;
+	const char *name;            /* may be NULL; copied */
+	int have_registers;          /* pc, lr, sp, fp are valid */
+	uint64_t pc, lr, sp, fp;
+	int have_gcs;                /* gcs below is valid */
+	struct gcswalk_gcs_state gcs;
+};
+
+struct gcswalk_source {
+	size_t size;                 /* sizeof(struct gcswalk_source) */
+	int pid;                     /* what gcswalk_target_pid() returns */
+	gcswalk_read_fn read;        /* required */
+	void *data;                  /* passed to read */
+	/* THREAD_COUNT threads, copied; each item's size field is the
+	 * array's stride and must be the same in every item. */
+	const struct gcswalk_source_thread *threads;
+	size_t thread_count;
+	const struct gcswalk_mapping *mappings;      /* copied; may be NULL/0 */
+	size_t mapping_count;
+};
+
+/*
+ * A target whose registers and memory the caller supplies: a debugger that
+ * owns ptrace (the library reads through it), or a test feeding hand-made
+ * stacks. The architecture is arm64, on any host. Threads keep the order
+ * given; mappings (file mappings, for symbolisers) likewise. The walk of a
+ * GCS without a known mapping reads until the terminator, an unreadable
+ * slot, or max_frames. A thread without have_gcs gives
+ * GCSWALK_E_NO_GCS_CPU when walked with GCSWALK_METHOD_GCS.
+ *
+ * Errors: GCSWALK_E_INVALID (NULL, no read callback, a size too small,
+ * a mapping without a path or with end <= start), GCSWALK_E_NOMEM. On
+ * error *OUT is NULL. ERRMSG is as for gcswalk_target_open_pid().
+ */
+int gcswalk_target_open_source(gcswalk_target **out, const struct gcswalk_source *source,
+			       char **errmsg);
+
 /* ---- Walks ---------------------------------------------------------- */
 
 typedef struct gcswalk_walk gcswalk_walk;
@@ -361,9 +591,8 @@ enum gcswalk_walk_flags {
 	GCSWALK_WALK_LR = 1 << 0,
 };
 
-#define GCSWALK_WALK_OPTIONS_VERSION 1
 struct gcswalk_walk_options {
-	unsigned version;            /* GCSWALK_WALK_OPTIONS_VERSION */
+	size_t size;                 /* sizeof(struct gcswalk_walk_options): the INIT macro sets it */
 	enum gcswalk_method method;
 	unsigned flags;              /* enum gcswalk_walk_flags */
 	/* Most frames yielded (0: 1024). Deeper chains end in GCSWALK_CUT. */
@@ -371,7 +600,8 @@ struct gcswalk_walk_options {
 	/* For GCSWALK_METHOD_CFI: the symboliser whose modules give the CFI. */
 	gcswalk_symbolizer *symbolizer;
 };
-#define GCSWALK_WALK_OPTIONS_INIT { GCSWALK_WALK_OPTIONS_VERSION, GCSWALK_METHOD_GCS, 0, 0, NULL }
+#define GCSWALK_WALK_OPTIONS_INIT \
+	{ sizeof(struct gcswalk_walk_options), GCSWALK_METHOD_GCS, 0, 0, NULL }
 
 /*
  * Start a walk of thread INDEX of TARGET. OPTIONS may be NULL (defaults:
@@ -405,16 +635,37 @@ enum gcswalk_verdict {
 	 * interrupted context's LR, which may legitimately be stale: not
 	 * checked. */
 	GCSWALK_RECORD_UNCHECKED,
-	/* Its return address is not on the GCS where it should be: the stack
-	 * was overwritten (or the record is not a frame record). */
+	/* Its return address is not on the GCS where it should be, while the
+	 * GCS holds entries older than it: the stack was overwritten (or the
+	 * record is not a frame record). */
 	GCSWALK_RECORD_MISMATCH,
+	/* Older than the GCS's oldest entry, on the same stack as the
+	 * records before it: made before GCS was enabled (a program or thread
+	 * that enables GCS part-way). The GCS cannot vouch for it; not a sign
+	 * of corruption. */
+	GCSWALK_RECORD_OLDER_THAN_GCS,
+	/* Past the GCS's oldest entry and on another stack (an unreadable gap
+	 * lies between it and the records before it): the thread switched
+	 * stacks and GCSs (GCSSS1/GCSSS2, a coroutine) and the chain of
+	 * records links back to the stack it left, whose entries are on the
+	 * other GCS. Not checked; not a sign of corruption. */
+	GCSWALK_RECORD_OTHER_STACK,
+	/* The last record of the chain: its return address is on the GCS,
+	 * but its saved frame pointer (x29) points below it, to readable
+	 * memory that cannot hold an older frame of this stack (stacks grow
+	 * down), while the GCS holds older entries: the saved frame pointer
+	 * was overwritten, e.g. to point into the heap. */
+	GCSWALK_RECORD_BAD_LINK,
 };
 
 struct gcswalk_record_check {
 	uint64_t record;             /* address of the record {x29, x30} */
 	uint64_t return_address;     /* the x30 it holds */
 	enum gcswalk_verdict verdict;
-	/* MATCHES: the GCS slot holding the same return address; else 0. */
+	/* MATCHES and BAD_LINK: the GCS slot holding the same return
+	 * address; MISMATCH: the slot of the GCS entry the record should have
+	 * held (the next one in order after the last record that matched);
+	 * else 0. */
 	uint64_t gcs_slot;
 };
 
@@ -423,7 +674,10 @@ struct gcswalk_record_check {
  * basis of stack-corruption reports: each record's return address must
  * appear on the GCS after the previous record's (records may skip GCS
  * entries: leaf functions and code built without frame pointers make
- * none). Fills CHECKS (room for MAX), innermost first; *COUNT gets their
+ * none). Records the GCS cannot vouch for are said so, neutrally: the
+ * record of a signal frame (UNCHECKED), records older than the GCS or on
+ * another stack. Only MISMATCH and BAD_LINK mean the stack was
+ * overwritten. Fills CHECKS (room for MAX), innermost first; *COUNT gets their
  * number. Returns GCSWALK_END (every record checked), GCSWALK_CUT (MAX
  * reached), or the errors of gcswalk_walk_begin().
  */
@@ -432,9 +686,8 @@ int gcswalk_verify(gcswalk_target *target, size_t index, struct gcswalk_record_c
 
 /* ---- Symbolisation -------------------------------------------------- */
 
-#define GCSWALK_SYMBOLIZER_OPTIONS_VERSION 1
 struct gcswalk_symbolizer_options {
-	unsigned version;            /* GCSWALK_SYMBOLIZER_OPTIONS_VERSION */
+	size_t size;                 /* sizeof(struct gcswalk_symbolizer_options): INIT sets it */
 	/* Directory prepended to every mapped file's path before it is
 	 * opened (e.g. an arm64 root on an x86_64 host); the path itself is
 	 * tried if the prefixed one does not exist. NULL: none for a core;
@@ -446,7 +699,7 @@ struct gcswalk_symbolizer_options {
 	 * lookups go to debuginfod servers when DEBUGINFOD_URLS is set. */
 	const char *debuginfo_path;
 };
-#define GCSWALK_SYMBOLIZER_OPTIONS_INIT { GCSWALK_SYMBOLIZER_OPTIONS_VERSION, NULL, NULL }
+#define GCSWALK_SYMBOLIZER_OPTIONS_INIT { sizeof(struct gcswalk_symbolizer_options), NULL, NULL }
 
 /*
  * A symboliser of TARGET's addresses, through libdwfl, with the target's

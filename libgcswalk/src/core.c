@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <signal.h>
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,14 +22,40 @@
 #ifndef NT_FILE
 #define NT_FILE 0x46494c45
 #endif
+#ifndef NT_SIGINFO
+#define NT_SIGINFO 0x53494749
+#endif
+#ifndef AT_SYSINFO_EHDR
+#define AT_SYSINFO_EHDR 33
+#endif
+
+/* What a core target keeps, private to this file. */
+struct core_state {
+	int fd;
+	uint64_t file_size;
+	Elf *elf;
+	struct gw_segment *segs;
+	size_t nsegs;
+	/* NT_SIGINFO, and the thread whose NT_PRSTATUS it follows. */
+	int have_siginfo;
+	int signo, code, error;
+	uint64_t address;
+	size_t signal_thread;
+	uint64_t vdso_base;     /* NT_AUXV's AT_SYSINFO_EHDR, 0 if none */
+};
+
+static struct core_state *C(const struct gcswalk_target *t)
+{
+	return t->priv;
+}
 
 static const struct gw_segment *find_segment(const struct gcswalk_target *t, uint64_t addr)
 {
 	size_t i;
 
-	for (i = 0; i < t->nsegs; i++)
-		if (addr >= t->segs[i].vaddr && addr - t->segs[i].vaddr < t->segs[i].memsz)
-			return &t->segs[i];
+	for (i = 0; i < C(t)->nsegs; i++)
+		if (addr >= C(t)->segs[i].vaddr && addr - C(t)->segs[i].vaddr < C(t)->segs[i].memsz)
+			return &C(t)->segs[i];
 	return NULL;
 }
 
@@ -50,13 +77,13 @@ static int core_read(struct gcswalk_target *t, uint64_t addr, void *buf, size_t 
 			break;                  /* in memory, not in the file */
 		avail = s->filesz - off;
 		file_off = s->offset + off;
-		if (file_off >= t->file_size)
+		if (file_off >= C(t)->file_size)
 			break;                  /* truncated core */
-		if (avail > t->file_size - file_off)
-			avail = t->file_size - file_off;
+		if (avail > C(t)->file_size - file_off)
+			avail = C(t)->file_size - file_off;
 		chunk = len - done < avail ? len - done : (size_t)avail;
 		do
-			r = pread(t->fd, (char *)buf + done, chunk, (off_t)file_off);
+			r = pread(C(t)->fd, (char *)buf + done, chunk, (off_t)file_off);
 		while (r < 0 && errno == EINTR);
 		if (r <= 0)
 			break;
@@ -73,7 +100,7 @@ static int core_region(struct gcswalk_target *t, uint64_t addr, uint64_t *lo, ui
 {
 	const struct gw_segment *s = find_segment(t, addr);
 
-	if (!s || addr - s->vaddr >= s->filesz || s->offset >= t->file_size)
+	if (!s || addr - s->vaddr >= s->filesz || s->offset >= C(t)->file_size)
 		return gw_fail(t, GCSWALK_E_GCS_NOT_DUMPED,
 			       "core: GCS pointer %#llx is outside the dumped segments",
 			       (unsigned long long)addr);
@@ -84,12 +111,57 @@ static int core_region(struct gcswalk_target *t, uint64_t addr, uint64_t *lo, ui
 
 static void core_close(struct gcswalk_target *t)
 {
-	if (t->elf)
-		elf_end(t->elf);
-	t->elf = NULL;
-	if (t->fd >= 0)
-		close(t->fd);
-	t->fd = -1;
+	struct core_state *c = C(t);
+
+	if (!c)
+		return;
+	if (c->elf)
+		elf_end(c->elf);
+	if (c->fd >= 0)
+		close(c->fd);
+	free(c->segs);
+	free(c);
+	t->priv = NULL;
+}
+
+/* The segments that hold the threads' GCS pointers, and the vDSO's. */
+static int core_regions(struct gcswalk_target *t)
+{
+	const struct gw_segment *s;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < t->nthreads; i++) {
+		if (!t->threads[i].have_gcs || !t->threads[i].gcs.gcspr)
+			continue;
+		s = find_segment(t, t->threads[i].gcs.gcspr);
+		if (s && (ret = gw_target_add_region(t, GCSWALK_REGION_GCS, s->vaddr,
+						      s->vaddr + s->memsz)) < 0)
+			return gw_fail(t, ret, "out of memory");
+	}
+	s = C(t)->vdso_base ? find_segment(t, C(t)->vdso_base) : NULL;
+	if (s && s->vaddr == C(t)->vdso_base &&
+	    (ret = gw_target_add_region(t, GCSWALK_REGION_VDSO, s->vaddr, s->vaddr + s->memsz)) < 0)
+		return gw_fail(t, ret, "out of memory");
+	return GCSWALK_OK;
+}
+
+static int core_fatal_signal(const struct gcswalk_target *t, struct gcswalk_signal_info *info)
+{
+	const struct core_state *c = C(t);
+	size_t size = info->size;
+
+	if (!c->have_siginfo || c->signo == 0)
+		return GCSWALK_E_NO_SIGNAL;
+	memset(info, 0, size);
+	info->size = size;
+	info->signo = c->signo;
+	info->code = c->code;
+	info->error = c->error;
+	info->address = c->address;
+	info->thread_index = c->signal_thread;
+	info->tid = (int)t->threads[c->signal_thread].tid;
+	return GCSWALK_OK;
 }
 
 static const struct gw_backend core_backend = {
@@ -98,6 +170,10 @@ static const struct gw_backend core_backend = {
 	.region = core_region,
 	.check_thread = NULL,
 	.close = core_close,
+	.load_regions = core_regions,
+	.fatal_signal = core_fatal_signal,
+	.no_gcs_status = GCSWALK_E_NO_GCS_NOTE,
+	.no_gcs_detail = "no NT_ARM_GCS note",
 };
 
 /* NT_FILE: count, page size, count * {start, end, page offset}, names. */
@@ -135,6 +211,53 @@ static int parse_nt_file(struct gcswalk_target *t, const char *desc, size_t size
 	return GCSWALK_OK;
 }
 
+/*
+ * NT_SIGINFO: the kernel's 64-bit siginfo: si_signo, si_errno, si_code
+ * (ints), then the union, 8-aligned, whose first member for the fault
+ * signals is si_addr.
+ */
+#define SI_ADDR_OFFSET 16
+
+static int parse_siginfo(struct gcswalk_target *t, const struct gw_thread *cur, const char *desc,
+			 size_t size)
+{
+	struct core_state *c = C(t);
+	int32_t v[3];
+
+	if (size < SI_ADDR_OFFSET + 8)
+		return gw_fail(t, GCSWALK_E_CORRUPT, "core: NT_SIGINFO of %zu bytes is too short",
+			       size);
+	if (!cur)
+		return gw_fail(t, GCSWALK_E_CORRUPT, "core: NT_SIGINFO before any NT_PRSTATUS");
+	if (c->have_siginfo)
+		return GCSWALK_OK;      /* one per core; the first counts */
+	memcpy(v, desc, sizeof(v));
+	c->have_siginfo = 1;
+	c->signo = v[0];
+	c->error = v[1];
+	c->code = v[2];
+	c->signal_thread = (size_t)(cur - t->threads);
+	if (c->signo == SIGSEGV || c->signo == SIGBUS || c->signo == SIGILL ||
+	    c->signo == SIGFPE || c->signo == SIGTRAP)
+		memcpy(&c->address, desc + SI_ADDR_OFFSET, 8);
+	return GCSWALK_OK;
+}
+
+/* NT_AUXV: {type, value} pairs of 64 bits; AT_SYSINFO_EHDR is the vDSO. */
+static void parse_auxv(struct gcswalk_target *t, const char *desc, size_t size)
+{
+	uint64_t e[2];
+	size_t off;
+
+	for (off = 0; off + sizeof(e) <= size; off += sizeof(e)) {
+		memcpy(e, desc + off, sizeof(e));
+		if (e[0] == AT_SYSINFO_EHDR)
+			C(t)->vdso_base = e[1];
+		if (e[0] == AT_NULL)
+			break;
+	}
+}
+
 static int parse_notes(struct gcswalk_target *t, Elf *e, const GElf_Phdr *ph)
 {
 	const struct gw_arch *arch = t->arch;
@@ -143,7 +266,7 @@ static int parse_notes(struct gcswalk_target *t, Elf *e, const GElf_Phdr *ph)
 	GElf_Nhdr nh;
 	Elf_Data *d;
 
-	if (ph->p_offset > t->file_size || ph->p_filesz > t->file_size - ph->p_offset)
+	if (ph->p_offset > C(t)->file_size || ph->p_filesz > C(t)->file_size - ph->p_offset)
 		return gw_fail(t, GCSWALK_E_CORRUPT, "core: note segment beyond the end of the file");
 	if (ph->p_filesz == 0)
 		return GCSWALK_OK;
@@ -194,6 +317,12 @@ static int parse_notes(struct gcswalk_target *t, Elf *e, const GElf_Phdr *ph)
 			t->procname = strndup(desc + fo, fs);
 			if (!t->procname)
 				return gw_fail(t, GCSWALK_E_NOMEM, "out of memory");
+		} else if (core_note && nh.n_type == NT_SIGINFO) {
+			ret = parse_siginfo(t, cur, desc, nh.n_descsz);
+			if (ret < 0)
+				return ret;
+		} else if (core_note && nh.n_type == NT_AUXV) {
+			parse_auxv(t, desc, nh.n_descsz);
 		} else if (core_note && nh.n_type == NT_FILE) {
 			ret = parse_nt_file(t, desc, nh.n_descsz);
 			if (ret < 0)
@@ -217,21 +346,21 @@ static int load_core(struct gcswalk_target *t, const char *path)
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return gw_fail(t, GCSWALK_E_SYSTEM, "libelf: %s", elf_errmsg(-1));
-	t->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (t->fd < 0)
+	C(t)->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (C(t)->fd < 0)
 		return gw_fail_errno(t, errno == ENOENT ? GCSWALK_E_IO :
 					errno == EACCES ? GCSWALK_E_PERMISSION : GCSWALK_E_IO,
 				     errno, "%s", path);
-	if (fstat(t->fd, &st) != 0)
+	if (fstat(C(t)->fd, &st) != 0)
 		return gw_fail_errno(t, GCSWALK_E_IO, errno, "%s", path);
 	if (!S_ISREG(st.st_mode))
 		return gw_fail(t, GCSWALK_E_NOT_CORE, "%s: not a regular file", path);
-	t->file_size = (uint64_t)st.st_size;
+	C(t)->file_size = (uint64_t)st.st_size;
 	/* ELF_C_READ, not mmap: a file truncated under us must not SIGBUS. */
-	e = elf_begin(t->fd, ELF_C_READ, NULL);
+	e = elf_begin(C(t)->fd, ELF_C_READ, NULL);
 	if (!e)
 		return gw_fail(t, GCSWALK_E_NOT_CORE, "%s: %s", path, elf_errmsg(-1));
-	t->elf = e;
+	C(t)->elf = e;
 	if (elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh))
 		return gw_fail(t, GCSWALK_E_NOT_CORE, "%s: not an ELF file", path);
 	if (eh.e_type != ET_CORE)
@@ -245,11 +374,11 @@ static int load_core(struct gcswalk_target *t, const char *path)
 			       (unsigned)eh.e_machine, (unsigned)eh.e_ident[EI_CLASS]);
 	if (elf_getphdrnum(e, &phnum) != 0)
 		return gw_fail(t, GCSWALK_E_CORRUPT, "%s: %s", path, elf_errmsg(-1));
-	if (phnum > t->file_size / sizeof(Elf64_Phdr))
+	if (phnum > C(t)->file_size / sizeof(Elf64_Phdr))
 		return gw_fail(t, GCSWALK_E_CORRUPT, "%s: %zu program headers in %llu bytes",
-			       path, phnum, (unsigned long long)t->file_size);
-	t->segs = calloc(phnum ? phnum : 1, sizeof(*t->segs));
-	if (!t->segs)
+			       path, phnum, (unsigned long long)C(t)->file_size);
+	C(t)->segs = calloc(phnum ? phnum : 1, sizeof(*C(t)->segs));
+	if (!C(t)->segs)
 		return gw_fail(t, GCSWALK_E_NOMEM, "out of memory");
 	for (i = 0; i < phnum; i++) {
 		GElf_Phdr ph;
@@ -261,7 +390,7 @@ static int load_core(struct gcswalk_target *t, const char *path)
 			if (ph.p_filesz > ph.p_memsz || ph.p_vaddr + ph.p_memsz < ph.p_vaddr)
 				return gw_fail(t, GCSWALK_E_CORRUPT,
 					       "%s: PT_LOAD %zu has absurd sizes", path, i);
-			t->segs[t->nsegs++] = (struct gw_segment){ ph.p_vaddr, ph.p_memsz,
+			C(t)->segs[C(t)->nsegs++] = (struct gw_segment){ ph.p_vaddr, ph.p_memsz,
 								   ph.p_offset, ph.p_filesz };
 		} else if (ph.p_type == PT_NOTE) {
 			ret = parse_notes(t, e, &ph);
@@ -291,5 +420,11 @@ int gcswalk_target_open_core(gcswalk_target **out, const char *path, char **errm
 	t = gw_target_alloc(&core_backend);
 	if (!t)
 		return GCSWALK_E_NOMEM;
+	t->priv = calloc(1, sizeof(struct core_state));
+	if (!t->priv) {
+		gcswalk_target_close(t);
+		return GCSWALK_E_NOMEM;
+	}
+	C(t)->fd = -1;
 	return gw_target_opened(t, load_core(t, path), out, errmsg);
 }

@@ -36,6 +36,7 @@ static const struct {
 	{ GCSWALK_E_NO_SYMBOL, "no module or symbol at this address" },
 	{ GCSWALK_E_DWFL, "elfutils libdwfl failed" },
 	{ GCSWALK_E_SYSTEM, "system call failed" },
+	{ GCSWALK_E_NO_SIGNAL, "the core records no signal" },
 };
 
 const char *gcswalk_strerror(int status)
@@ -115,42 +116,4 @@ void gw_clear_error(struct gcswalk_target *t)
 const char *gcswalk_target_errmsg(const gcswalk_target *t)
 {
 	return t && t->errmsg ? t->errmsg : "";
-}
-
-static const char *const kind_names[] = {
-	[GCSWALK_FRAME_PC] = "pc",
-	[GCSWALK_FRAME_LR] = "lr",
-	[GCSWALK_FRAME_RETURN] = "return",
-	[GCSWALK_FRAME_SIGRETURN] = "sigreturn",
-	[GCSWALK_FRAME_SIGNAL_CAP] = "signal-cap",
-	[GCSWALK_FRAME_SWITCH_CAP] = "switch-cap",
-	[GCSWALK_FRAME_TERMINATOR] = "terminator",
-	[GCSWALK_FRAME_UNREADABLE] = "unreadable",
-	[GCSWALK_FRAME_INVALID] = "invalid",
-	[GCSWALK_FRAME_INTERRUPTED_PC] = "interrupted-pc",
-};
-
-const char *gcswalk_frame_kind_name(enum gcswalk_frame_kind kind)
-{
-	if ((unsigned)kind < sizeof(kind_names) / sizeof(kind_names[0]) && kind_names[kind])
-		return kind_names[kind];
-	return "?";
-}
-
-const char *gcswalk_source_name(enum gcswalk_source source)
-{
-	switch (source) {
-	case GCSWALK_SOURCE_GCS:
-		return "gcs";
-	case GCSWALK_SOURCE_FP:
-		return "fp";
-	case GCSWALK_SOURCE_CFI:
-		return "cfi";
-	}
-	return "?";
-}
-
-int gcswalk_frame_is_return(const struct gcswalk_frame *f)
-{
-	return f && f->kind != GCSWALK_FRAME_PC && f->kind != GCSWALK_FRAME_INTERRUPTED_PC;
 }

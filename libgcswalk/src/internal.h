@@ -12,6 +12,9 @@
 
 #define GW_HIDDEN __attribute__((visibility("hidden")))
 
+/* The lowest (last) error of enum gcswalk_error. */
+#define GW_E_LOWEST GCSWALK_E_NO_SIGNAL
+
 /* Registers of a thread, in the architecture-neutral shape walks need. */
 struct gw_regs {
 	int valid;
@@ -27,9 +30,10 @@ struct gw_thread {
 	struct gw_regs regs;
 	int have_gcs;
 	struct gcswalk_gcs_state gcs;
-	int attached;   /* live: seized by us, detach on close */
-	int stopped;    /* live: known to be ptrace-stopped */
-	int pending_signal; /* live: a signal caught while seizing, given back on detach */
+	/* The ptrace state of a live target's thread (live.c only). */
+	int attached;   /* seized by us, detach on close */
+	int stopped;    /* known to be ptrace-stopped */
+	int pending_signal; /* a signal caught while seizing, given back on detach */
 };
 
 struct gw_mapping {
@@ -51,7 +55,42 @@ struct gw_backend {
 	/* Check that thread TH can be walked now (live: still there and
 	 * stopped). May be NULL (core). */
 	int (*check_thread)(struct gcswalk_target *t, struct gw_thread *th);
+	/* Free the back end's private state (T->priv). May be NULL. */
 	void (*close)(struct gcswalk_target *t);
+	/* What a thread without GCS state means here: the status and the
+	 * detail of the error a GCS walk gives. */
+	int no_gcs_status;
+	const char *no_gcs_detail;
+	/* Append the target's regions (GCS, vDSO) with gw_target_add_region.
+	 * May be NULL (none). */
+	int (*load_regions)(struct gcswalk_target *t);
+	/* The malloc'd path under which this machine opens the target's file
+	 * PATH (live: through /proc/PID/root). May be NULL (PATH itself). */
+	char *(*file_path)(const struct gcswalk_target *t, const char *path);
+	/* The core's fatal signal. May be NULL (not a core). */
+	int (*fatal_signal)(const struct gcswalk_target *t, struct gcswalk_signal_info *info);
+};
+
+struct gw_region {
+	enum gcswalk_region_kind kind;
+	uint64_t start, end;
+};
+
+struct gw_build_id {
+	char *path;             /* as mapped; the cache key */
+	int status;
+	unsigned char *id;
+	size_t size;
+};
+
+struct gw_vdso {
+	int status;             /* 1: not looked at yet */
+	uint64_t start, size;
+	struct gcswalk_elf_symbol *symbols;
+	size_t nsymbols;
+	char *names;            /* every symbol's name, one block */
+	unsigned char *build_id;
+	size_t build_id_size;
 };
 
 struct gw_segment {
@@ -60,6 +99,7 @@ struct gw_segment {
 
 struct gcswalk_target {
 	const struct gw_backend *be;
+	void *priv;             /* the back end's own state */
 	const struct gw_arch *arch;
 	pid_t pid;
 	struct gw_thread *threads;
@@ -73,15 +113,13 @@ struct gcswalk_target {
 	size_t nretired, retired_cap;
 	char *errmsg;
 	char *procname;         /* core: from NT_PRPSINFO */
-	/* core */
-	int fd;
-	uint64_t file_size;
-	void *elf;              /* Elf * */
-	struct gw_segment *segs;
-	size_t nsegs;
-	/* live */
-	int live;               /* a live process (not a core, not mappings only) */
-	unsigned flags;
+	/* Facts read on first use (facts.c, vdso.c). */
+	struct gw_region *regions;
+	size_t nregions, regions_cap;
+	int regions_loaded;     /* 0: read them on the next call */
+	struct gw_build_id *build_ids;
+	size_t nbuild_ids, build_ids_cap;
+	struct gw_vdso vdso;
 };
 
 /* errors.c */
@@ -102,15 +140,46 @@ GW_HIDDEN int gw_target_retire(struct gcswalk_target *t, char *s);
 /* The file mapping containing ADDR, or NULL. */
 GW_HIDDEN const struct gw_mapping *gw_target_find_mapping(const struct gcswalk_target *t,
 							  uint64_t addr);
+/* Append a region; 0 or GCSWALK_E_NOMEM. Kept in address order. */
+GW_HIDDEN int gw_target_add_region(struct gcswalk_target *t, enum gcswalk_region_kind kind,
+				   uint64_t start, uint64_t end);
+/* Forget what facts.c and vdso.c read (after a new memory map). */
+GW_HIDDEN void gw_target_forget_facts(struct gcswalk_target *t);
+/* ARR (N items, *CAP allocated) with room for one more, or NULL. */
+GW_HIDDEN void *gw_grow(void *arr, size_t n, size_t *cap, size_t size);
+
+/* buildid.c: the GNU build-id note of an open ELF, malloc'd into *ID.
+ * GCSWALK_OK, GCSWALK_E_NO_SYMBOL, GCSWALK_E_NOMEM. */
+GW_HIDDEN int gw_elf_build_id(void *elf, unsigned char **id, size_t *size);
+
 /* Finish an open call: on success store T in *OUT; on failure hand the
  * detail to *ERRMSG (if not NULL), close T and return STATUS. */
 GW_HIDDEN int gw_target_opened(struct gcswalk_target *t, int status, gcswalk_target **out,
 			       char **errmsg);
 
-/* symbol.c: the symboliser's Dwfl (with the target's modules reported),
- * and whether a CFI unwinder state has been attached to it. */
-GW_HIDDEN void *gw_symbolizer_dwfl(gcswalk_symbolizer *s, struct gcswalk_target **target,
-				   int **state_attached);
+/* Sized structs from callers (options, sources): SRC holds SRC_SIZE
+ * bytes (its size field), at least MIN_SIZE (the 1.0 size); a larger
+ * struct from a newer caller is accepted when the bytes this library does
+ * not know are zero. DST (DST_SIZE bytes, holding the defaults) gets the
+ * known part. GCSWALK_OK or GCSWALK_E_INVALID. */
+GW_HIDDEN int gw_sized_in(void *dst, size_t dst_size, const void *src, size_t src_size,
+			  size_t min_size);
+
+/* The options structs' sizes in 1.0, the smallest accepted. A field added
+ * later goes at the end; its struct's minimum stays. */
+#define GW_WALK_OPTIONS_SIZE_1_0 (offsetof(struct gcswalk_walk_options, symbolizer) + sizeof(void *))
+#define GW_SYMBOLIZER_OPTIONS_SIZE_1_0 \
+	(offsetof(struct gcswalk_symbolizer_options, debuginfo_path) + sizeof(char *))
+
+/* symbol.c: unwind thread TH with libdwfl's CFI unwinder over the
+ * symboliser's modules (the symboliser owns the Dwfl and sets up its
+ * thread state, reading registers and memory through T's back end):
+ * FRAME(ARG, pc) for each frame, newest first, until it returns non-zero.
+ * GCSWALK_OK, GCSWALK_E_INVALID (S belongs to another target),
+ * GCSWALK_E_DWFL (not one frame). */
+GW_HIDDEN int gw_symbolizer_unwind(gcswalk_symbolizer *s, struct gcswalk_target *t,
+				   struct gw_thread *th, int (*frame)(void *arg, uint64_t pc),
+				   void *arg);
 
 /* fallback.c: the FP and CFI unwinders fill FRAMES (room for MAX). */
 GW_HIDDEN int gw_unwind_fp(struct gcswalk_target *t, struct gw_thread *th,
@@ -169,8 +238,8 @@ GW_HIDDEN int gw_arch_ptrace_gcs(pid_t tid, struct gcswalk_gcs_state *gcs);
 GW_HIDDEN int gw_arch_self_supported(void);
 GW_HIDDEN uint64_t gw_arch_self_gcspr(void);
 
-/* Relabel entry I as SIGRETURN when entry I+1 is a signal cap; shared by
- * every walk. FRAMES has N items. */
+/* frames.c: relabel entry I as SIGRETURN when entry I+1 is a signal cap;
+ * shared by every walk. FRAMES has N items. */
 GW_HIDDEN void gw_mark_sigreturn(struct gcswalk_frame *frames, size_t n);
 
 #endif

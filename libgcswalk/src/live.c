@@ -22,10 +22,25 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "proc.h"
 
 #define DEFAULT_TIMEOUT_MS 5000
 /* Attach rounds: threads that a round finds new are attached in the next. */
 #define MAX_ATTACH_ROUNDS 64
+
+/* What a live target keeps, private to this file. */
+struct live_state {
+	unsigned flags;                 /* GCSWALK_ATTACH_* */
+	/* Every mapping of the last map read, file-backed or not: the
+	 * regions a GCS can be in. */
+	struct gw_segment *segs;
+	size_t nsegs;
+};
+
+static struct live_state *L(const struct gcswalk_target *t)
+{
+	return t->priv;
+}
 
 static int live_read(struct gcswalk_target *t, uint64_t addr, void *buf, size_t len, size_t *got)
 {
@@ -57,10 +72,10 @@ static int find_segment(const struct gcswalk_target *t, uint64_t addr, uint64_t 
 {
 	size_t i;
 
-	for (i = 0; i < t->nsegs; i++) {
-		if (addr >= t->segs[i].vaddr && addr - t->segs[i].vaddr < t->segs[i].memsz) {
-			*lo = t->segs[i].vaddr;
-			*hi = t->segs[i].vaddr + t->segs[i].memsz;
+	for (i = 0; i < L(t)->nsegs; i++) {
+		if (addr >= L(t)->segs[i].vaddr && addr - L(t)->segs[i].vaddr < L(t)->segs[i].memsz) {
+			*lo = L(t)->segs[i].vaddr;
+			*hi = L(t)->segs[i].vaddr + L(t)->segs[i].memsz;
 			return 1;
 		}
 	}
@@ -86,19 +101,17 @@ static int live_region(struct gcswalk_target *t, uint64_t addr, uint64_t *lo, ui
 		       (unsigned long long)addr);
 }
 
-static int thread_alive(pid_t tid);
-
 /* Re-read the GCS state: proves the thread is still there and stopped. */
 static int live_check_thread(struct gcswalk_target *t, struct gw_thread *th)
 {
 	struct gcswalk_gcs_state g;
 
-	if (t->flags & GCSWALK_ATTACH_NONE)
+	if (L(t)->flags & GCSWALK_ATTACH_NONE)
 		return gw_fail(t, GCSWALK_E_NO_REGISTERS,
 			       "thread %d: opened with GCSWALK_ATTACH_NONE, no registers",
 			       (int)th->tid);
 	if (!th->stopped)
-		return gw_fail(t, thread_alive(th->tid) ? GCSWALK_E_NOT_STOPPED :
+		return gw_fail(t, gw_proc_thread_alive(th->tid) ? GCSWALK_E_NOT_STOPPED :
 				  GCSWALK_E_THREAD_GONE,
 			       "thread %d is not ptrace-stopped", (int)th->tid);
 	if (gw_arch_ptrace_gcs(th->tid, &g) == 0) {
@@ -110,14 +123,13 @@ static int live_check_thread(struct gcswalk_target *t, struct gw_thread *th)
 		return GCSWALK_OK;      /* no GCS regset: the walk says so */
 	/* A thread we stopped leaves its stop only by dying (SIGKILL), even
 	 * if it is not a zombie yet. */
-	if (th->attached || !thread_alive(th->tid)) {
+	if (th->attached || !gw_proc_thread_alive(th->tid)) {
 		th->stopped = 0;
 		return gw_fail(t, GCSWALK_E_THREAD_GONE, "thread %d exited", (int)th->tid);
 	}
 	return gw_fail(t, GCSWALK_E_NOT_STOPPED, "thread %d is not ptrace-stopped", (int)th->tid);
 }
 
-static long status_field(pid_t pid, const char *name, int *c);
 static uint64_t now_ms(void);
 
 /*
@@ -131,7 +143,7 @@ static void reap_dead_tracee(struct gcswalk_target *t, pid_t tid)
 	uint64_t deadline = now_ms() + 200;
 	int c, st;
 
-	if (tid == t->pid && status_field(tid, "\nPPid:", &c) == getpid())
+	if (tid == t->pid && gw_proc_status_field(tid, "\nPPid:", &c) == getpid())
 		return;
 	while (waitpid(tid, &st, __WALL | WNOHANG) == 0 && now_ms() < deadline) {
 		struct timespec ts = { 0, 1000000 };
@@ -144,6 +156,9 @@ static void live_close(struct gcswalk_target *t)
 {
 	size_t i;
 
+	if (!t->priv)
+		return;
+
 	for (i = 0; i < t->nthreads; i++) {
 		if (!t->threads[i].attached)
 			continue;
@@ -155,6 +170,18 @@ static void live_close(struct gcswalk_target *t)
 		}
 		t->threads[i].attached = 0;
 	}
+	free(L(t)->segs);
+	free(t->priv);
+	t->priv = NULL;
+}
+
+/* The process's own view of its files (another mount namespace, a
+ * chroot). */
+static char *live_file_path(const struct gcswalk_target *t, const char *path)
+{
+	char *p;
+
+	return asprintf(&p, "/proc/%d/root%s", (int)t->pid, path) < 0 ? NULL : p;
 }
 
 static const struct gw_backend live_backend = {
@@ -163,6 +190,10 @@ static const struct gw_backend live_backend = {
 	.region = live_region,
 	.check_thread = live_check_thread,
 	.close = live_close,
+	.load_regions = gw_proc_load_regions,
+	.file_path = live_file_path,
+	.no_gcs_status = GCSWALK_E_NO_GCS_CPU,
+	.no_gcs_detail = "no NT_ARM_GCS regset",
 };
 
 static uint64_t now_ms(void)
@@ -174,93 +205,12 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-/* Read a small /proc file into a malloc'd NUL-terminated string. */
-static char *read_small_file(const char *path)
-{
-	size_t cap = 256, len = 0;
-	char *buf = malloc(cap), *n;
-	ssize_t r;
-	int fd;
-
-	if (!buf)
-		return NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		free(buf);
-		return NULL;
-	}
-	for (;;) {
-		if (len + 1 >= cap) {
-			if (cap > (1u << 28))   /* 256 MiB of /proc text: absurd */
-				break;
-			n = realloc(buf, cap * 2);
-			if (!n)
-				break;
-			buf = n;
-			cap *= 2;
-		}
-		r = read(fd, buf + len, cap - len - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		len += (size_t)r;
-	}
-	close(fd);
-	buf[len] = '\0';
-	return buf;
-}
-
-/*
- * The first character of field NAME (e.g. "TracerPid:") in
- * /proc/PID/status, after blanks, into *C; 0 if the field is missing.
- * Returns the field's value read as a number (0 if it is not one).
- */
-static long status_field(pid_t pid, const char *name, int *c)
-{
-	char path[64], *s, *p;
-	long value = 0;
-
-	*c = 0;
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	s = read_small_file(path);
-	if (!s)
-		return 0;
-	p = strstr(s, name);
-	if (p) {
-		p += strlen(name);
-		while (*p == ' ' || *p == '\t')
-			p++;
-		*c = (unsigned char)*p;
-		value = strtol(p, NULL, 10);
-	}
-	free(s);
-	return value;
-}
-
 /* Who traces PID, 0 if nobody or unknown. */
 static long tracer_of(pid_t pid)
 {
 	int c;
 
-	return status_field(pid, "\nTracerPid:", &c);
-}
-
-static int is_zombie(pid_t pid)
-{
-	int c;
-
-	(void)status_field(pid, "\nState:", &c);
-	return c == 'Z' || c == 'X';
-}
-
-/* A thread that exited but was not reaped yet is a zombie: gone too. */
-static int thread_alive(pid_t tid)
-{
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/%d", (int)tid);
-	return access(path, F_OK) == 0 && !is_zombie(tid);
+	return gw_proc_status_field(pid, "\nTracerPid:", &c);
 }
 
 static struct gw_thread *find_thread(struct gcswalk_target *t, pid_t tid)
@@ -323,7 +273,7 @@ static int seize_one(struct gcswalk_target *t, pid_t tid, uint64_t deadline)
 		if (err == EPERM && tracer_of(tid) != 0)
 			return gw_fail(t, GCSWALK_E_BUSY, "thread %d is already traced by %ld",
 				       (int)tid, tracer_of(tid));
-		if (err == EPERM && is_zombie(t->pid))
+		if (err == EPERM && gw_proc_is_zombie(t->pid))
 			return gw_fail(t, GCSWALK_E_NO_PROCESS, "process %d has exited",
 				       (int)t->pid);
 		return gw_fail_errno(t, err == EPERM ? GCSWALK_E_PERMISSION : GCSWALK_E_SYSTEM,
@@ -381,7 +331,7 @@ static int scan_tasks(struct gcswalk_target *t, uint64_t deadline, size_t *fresh
 			continue;
 		if (find_thread(t, (pid_t)tid))
 			continue;
-		if (t->flags & (GCSWALK_ATTACH_STOPPED | GCSWALK_ATTACH_NONE)) {
+		if (L(t)->flags & (GCSWALK_ATTACH_STOPPED | GCSWALK_ATTACH_NONE)) {
 			struct gw_thread *th = gw_target_add_thread(t, (pid_t)tid);
 
 			if (!th) {
@@ -408,7 +358,7 @@ static int read_maps(struct gcswalk_target *t)
 	int ret = GCSWALK_OK;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)t->pid);
-	text = read_small_file(path);
+	text = gw_proc_read_file(path);
 	if (!text)
 		return gw_fail_errno(t, errno == ENOENT ? GCSWALK_E_NO_PROCESS :
 				     errno == EACCES || errno == EPERM ? GCSWALK_E_PERMISSION :
@@ -424,18 +374,18 @@ static int read_maps(struct gcswalk_target *t)
 		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %n", &lo, &hi, &off, &name_at) < 3 ||
 		    hi <= lo)
 			continue;
-		if (t->nsegs == cap) {
+		if (L(t)->nsegs == cap) {
 			struct gw_segment *n;
 
 			cap = cap ? cap * 2 : 64;
-			n = realloc(t->segs, cap * sizeof(*n));
+			n = realloc(L(t)->segs, cap * sizeof(*n));
 			if (!n) {
 				ret = gw_fail(t, GCSWALK_E_NOMEM, "out of memory");
 				break;
 			}
-			t->segs = n;
+			L(t)->segs = n;
 		}
-		t->segs[t->nsegs++] = (struct gw_segment){ lo, hi - lo, 0, hi - lo };
+		L(t)->segs[L(t)->nsegs++] = (struct gw_segment){ lo, hi - lo, 0, hi - lo };
 		if (name_at > 0 && line[name_at] == '/') {
 			ret = gw_target_add_mapping(t, lo, hi, off, line + name_at,
 						    strlen(line + name_at));
@@ -455,7 +405,7 @@ static int read_thread_name(struct gcswalk_target *t, struct gw_thread *th)
 	char path[96], *name, *nl;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)t->pid, (int)th->tid);
-	name = read_small_file(path);
+	name = gw_proc_read_file(path);
 	if (!name)
 		return GCSWALK_OK;      /* gone: the walk will say so */
 	nl = strchr(name, '\n');
@@ -488,7 +438,7 @@ static int read_thread_state(struct gcswalk_target *t, struct gw_thread *th)
 
 	if (ret < 0)
 		return ret;
-	if (!(t->flags & GCSWALK_ATTACH_NONE))
+	if (!(L(t)->flags & GCSWALK_ATTACH_NONE))
 		read_thread_regs(th);
 	return GCSWALK_OK;
 }
@@ -501,13 +451,13 @@ static int open_live(struct gcswalk_target *t, unsigned timeout_ms)
 
 	if (kill(t->pid, 0) != 0 && errno == ESRCH)
 		return gw_fail(t, GCSWALK_E_NO_PROCESS, "no process %d", (int)t->pid);
-	if (is_zombie(t->pid))
+	if (gw_proc_is_zombie(t->pid))
 		return gw_fail(t, GCSWALK_E_NO_PROCESS, "process %d has exited", (int)t->pid);
 	for (round = 0; round < MAX_ATTACH_ROUNDS; round++) {
 		ret = scan_tasks(t, deadline, &fresh);
 		if (ret < 0)
 			return ret;
-		if (fresh == 0 || (t->flags & (GCSWALK_ATTACH_STOPPED | GCSWALK_ATTACH_NONE)))
+		if (fresh == 0 || (L(t)->flags & (GCSWALK_ATTACH_STOPPED | GCSWALK_ATTACH_NONE)))
 			break;
 	}
 	if (t->nthreads == 0)
@@ -547,8 +497,12 @@ int gcswalk_target_open_pid(gcswalk_target **out, int pid, unsigned flags, unsig
 	if (!t)
 		return GCSWALK_E_NOMEM;
 	t->pid = pid;
-	t->live = 1;
-	t->flags = flags;
+	t->priv = calloc(1, sizeof(struct live_state));
+	if (!t->priv) {
+		gcswalk_target_close(t);
+		return GCSWALK_E_NOMEM;
+	}
+	L(t)->flags = flags;
 	t->arch = gw_arch_native();
 	if (!t->arch)
 		return gw_target_opened(t, gw_fail(t, GCSWALK_E_UNSUPPORTED,
@@ -568,27 +522,27 @@ int gcswalk_target_open_pid(gcswalk_target **out, int pid, unsigned flags, unsig
 static int reread_maps(struct gcswalk_target *t)
 {
 	struct gw_mapping *old = t->maps;
-	struct gw_segment *old_segs = t->segs;
-	size_t nold = t->nmaps, old_cap = t->maps_cap, nold_segs = t->nsegs, i, k, next = 0;
+	struct gw_segment *old_segs = L(t)->segs;
+	size_t nold = t->nmaps, old_cap = t->maps_cap, nold_segs = L(t)->nsegs, i, k, next = 0;
 	int old_unsorted = t->maps_unsorted, ret;
 
 	t->maps = NULL;
 	t->nmaps = t->maps_cap = 0;
 	t->maps_unsorted = 0;
-	t->segs = NULL;
-	t->nsegs = 0;
+	L(t)->segs = NULL;
+	L(t)->nsegs = 0;
 	ret = read_maps(t);
 	if (ret < 0) {
 		for (i = 0; i < t->nmaps; i++)
 			free(t->maps[i].path);
 		free(t->maps);
-		free(t->segs);
+		free(L(t)->segs);
 		t->maps = old;
 		t->nmaps = nold;
 		t->maps_cap = old_cap;
 		t->maps_unsorted = old_unsorted;
-		t->segs = old_segs;
-		t->nsegs = nold_segs;
+		L(t)->segs = old_segs;
+		L(t)->nsegs = nold_segs;
 		return ret;
 	}
 	/* Both maps are in address order and mostly alike: search from
@@ -611,12 +565,13 @@ static int reread_maps(struct gcswalk_target *t)
 			ret = gw_fail(t, GCSWALK_E_NOMEM, "out of memory");
 	free(old);
 	free(old_segs);
+	gw_target_forget_facts(t);      /* regions: from the new map's smaps */
 	return ret;
 }
 
 static int refreshable(struct gcswalk_target *t)
 {
-	return t && t->live && (t->flags & GCSWALK_ATTACH_STOPPED);
+	return t && t->be == &live_backend && (L(t)->flags & GCSWALK_ATTACH_STOPPED);
 }
 
 int gcswalk_target_refresh_thread(gcswalk_target *t, int tid, unsigned flags)
@@ -654,7 +609,7 @@ int gcswalk_target_refresh_thread(gcswalk_target *t, int tid, unsigned flags)
 	}
 	read_thread_regs(th);
 	if (!th->stopped)
-		return gw_fail(t, thread_alive(th->tid) ? GCSWALK_E_NOT_STOPPED :
+		return gw_fail(t, gw_proc_thread_alive(th->tid) ? GCSWALK_E_NOT_STOPPED :
 				  GCSWALK_E_THREAD_GONE,
 			       "thread %d is not ptrace-stopped", (int)th->tid);
 	return index > INT32_MAX ? GCSWALK_E_INVALID : (int)index;
@@ -665,7 +620,7 @@ int gcswalk_target_refresh(gcswalk_target *t, unsigned flags)
 	size_t i;
 	int ret = GCSWALK_OK;
 
-	if (!t || !t->live || (flags & ~(unsigned)(GCSWALK_REFRESH_MAPS | GCSWALK_REFRESH_NAMES)))
+	if (!t || t->be != &live_backend || (flags & ~(unsigned)(GCSWALK_REFRESH_MAPS | GCSWALK_REFRESH_NAMES)))
 		return GCSWALK_E_INVALID;
 	gw_clear_error(t);
 	if (flags & GCSWALK_REFRESH_MAPS)

@@ -34,6 +34,8 @@ static const struct gw_backend mappings_backend = {
 	.region = mappings_region,
 	.check_thread = NULL,
 	.close = NULL,
+	.no_gcs_status = GCSWALK_E_NO_GCS_NOTE,
+	.no_gcs_detail = "a target of mappings only",
 };
 
 int gcswalk_target_open_mappings(gcswalk_target **out, int pid,

@@ -39,12 +39,109 @@ struct gcswalk_symbolizer {
 	int state_attached;
 };
 
-void *gw_symbolizer_dwfl(gcswalk_symbolizer *s, struct gcswalk_target **target,
-			 int **state_attached)
+/* ---- The CFI unwinder's thread state, over the same Dwfl ------------ */
+
+/* Thread arguments are pointers to our struct gw_thread. */
+static pid_t cfi_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
 {
-	*target = s->t;
-	*state_attached = &s->state_attached;
-	return s->dwfl;
+	struct gcswalk_target *t = arg;
+	struct gw_thread *prev = *thread_argp;
+	size_t i = prev ? (size_t)(prev - t->threads) + 1 : 0;
+
+	(void)dwfl;
+	if (i >= t->nthreads)
+		return 0;
+	*thread_argp = &t->threads[i];
+	return t->threads[i].tid;
+}
+
+static bool cfi_get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
+{
+	struct gcswalk_target *t = arg;
+	size_t i;
+
+	(void)dwfl;
+	for (i = 0; i < t->nthreads; i++) {
+		if (t->threads[i].tid == tid) {
+			*thread_argp = &t->threads[i];
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool cfi_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	struct gcswalk_target *t = arg;
+	uint64_t v;
+	size_t got;
+
+	(void)dwfl;
+	if (t->be->read(t, addr, &v, sizeof(v), &got) != GCSWALK_OK)
+		return false;
+	*result = v;
+	return true;
+}
+
+static bool cfi_set_initial_registers(Dwfl_Thread *thread, void *thread_arg)
+{
+	struct gw_thread *th = thread_arg;
+
+	if (!th || !th->regs.valid)
+		return false;
+	if (!dwfl_thread_state_registers(thread, 0, th->regs.ndwarf, th->regs.dwarf))
+		return false;
+	dwfl_thread_state_register_pc(thread, th->regs.pc);
+	return true;
+}
+
+static const Dwfl_Thread_Callbacks cfi_callbacks = {
+	.next_thread = cfi_next_thread,
+	.get_thread = cfi_get_thread,
+	.memory_read = cfi_memory_read,
+	.set_initial_registers = cfi_set_initial_registers,
+	.detach = NULL,
+	.thread_detach = NULL,
+};
+
+struct unwind_call {
+	int (*frame)(void *arg, uint64_t pc);
+	void *arg;
+	int frames;
+};
+
+static int unwind_frame(Dwfl_Frame *state, void *arg)
+{
+	struct unwind_call *u = arg;
+	Dwarf_Addr pc;
+
+	if (!dwfl_frame_pc(state, &pc, NULL))
+		return DWARF_CB_ABORT;
+	u->frames++;
+	return u->frame(u->arg, pc) ? DWARF_CB_ABORT : DWARF_CB_OK;
+}
+
+int gw_symbolizer_unwind(gcswalk_symbolizer *s, struct gcswalk_target *t, struct gw_thread *th,
+			 int (*frame)(void *arg, uint64_t pc), void *arg)
+{
+	struct unwind_call u = { frame, arg, 0 };
+
+	if (s->t != t)
+		return gw_fail(t, GCSWALK_E_INVALID, "the symboliser belongs to another target");
+	/* The thread state is attached once per Dwfl, on first use. */
+	if (!s->state_attached) {
+		if (!dwfl_attach_state(s->dwfl, NULL, t->pid ? t->pid : th->tid, &cfi_callbacks, t))
+			return gw_fail(t, GCSWALK_E_DWFL, "dwfl_attach_state: %s", dwfl_errmsg(-1));
+		s->state_attached = 1;
+	}
+	/* libdwfl reports the end of some stacks as an error (its own
+	 * documentation says to treat that as the end): the frames found
+	 * until then are the result. */
+	(void)dwfl_getthread_frames(s->dwfl, th->tid, unwind_frame, &u);
+	if (u.frames == 0)
+		return gw_fail(t, GCSWALK_E_DWFL, "CFI unwind of thread %d: %s", (int)th->tid,
+			       dwfl_errmsg(-1));
+	return GCSWALK_OK;
 }
 
 static char *join(const char *a, const char *b)
@@ -141,11 +238,12 @@ int gcswalk_symbolizer_new(gcswalk_symbolizer **out, gcswalk_target *t,
 	if (!out || !t)
 		return GCSWALK_E_INVALID;
 	gw_clear_error(t);
-	if (!opts)
-		opts = &def;
-	if (opts->version != GCSWALK_SYMBOLIZER_OPTIONS_VERSION)
-		return gw_fail(t, GCSWALK_E_INVALID, "symboliser options version %u, expected %u",
-			       opts->version, GCSWALK_SYMBOLIZER_OPTIONS_VERSION);
+	/* The caller's options over the defaults: an older caller's smaller
+	 * struct leaves the later fields at their defaults. */
+	if (opts && gw_sized_in(&def, sizeof(def), opts, opts->size, GW_SYMBOLIZER_OPTIONS_SIZE_1_0) < 0)
+		return gw_fail(t, GCSWALK_E_INVALID, "symboliser options of %zu bytes (this library: %zu)",
+			       opts->size, sizeof(def));
+	opts = &def;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return gw_fail(t, GCSWALK_E_NOMEM, "out of memory");
@@ -155,14 +253,11 @@ int gcswalk_symbolizer_new(gcswalk_symbolizer **out, gcswalk_target *t,
 	if (opts->sysroot && opts->sysroot[0]) {
 		want_sysroot = 1;
 		s->sysroot = strdup(opts->sysroot);
-	} else if (t->live) {
+	} else if (t->be->file_path) {
+		/* The back end's view of the files (a live process's own root:
+		 * another mount namespace, a chroot): look there first. */
 		want_sysroot = 1;
-		/* A live process sees files through its own root (another
-		 * mount namespace, a chroot): look there first. */
-		char root[48];
-
-		snprintf(root, sizeof(root), "/proc/%d/root", (int)t->pid);
-		s->sysroot = strdup(root);
+		s->sysroot = t->be->file_path(t, "");
 	}
 	if (opts->debuginfo_path)
 		s->debuginfo_path = strdup(opts->debuginfo_path);

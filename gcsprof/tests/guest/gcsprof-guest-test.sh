@@ -407,7 +407,7 @@ t_perf() {
 	gcsprof record -q -p $target -o p.data 2>p.err &
 	rec=$!
 	traced=0 stopped=0 i=0
-	while [ $i -lt 40 ]; do
+	while [ $i -lt 40 ] && [ -e /proc/$target/status ]; do
 		grep -q '^TracerPid:[[:space:]]*0$' /proc/$target/status || traced=$((traced + 1))
 		grep -q '^State:[[:space:]]*[tT]' /proc/$target/status && stopped=$((stopped + 1))
 		i=$((i + 1))

@@ -65,8 +65,17 @@ printf 'not a profile\n' >bad.data
 status_is 69 "bad profile" "$gp" report bad.data
 head -c 300 good.data >trunc.data
 status_is 70 "truncated profile" "$gp" report trunc.data
+check "it says so in one line" [ "$(grep -c 'truncated profile' err.txt)" -eq 1 ]
 sed '/^end/d' good.data >noend.data
-status_is 70 "profile without its end record" "$gp" report noend.data
+status_is 70 "profile without its end record" "$gp" report noend.data -f folded
+check "and still reports every complete sample" \
+	grep -qxF '[libc.so.6+0x10];[prog+0x200];[prog+0x100] 2' out.txt
+check "saying how many it used" grep -q 'using its 3 complete sample' err.txt
+# Cut in the middle of the last sample: that one is dropped, not misread.
+head -c "$(($(grep -b '^sample 300' good.data | cut -d: -f1) + 20))" good.data >cut.data
+status_is 70 "profile cut inside a sample" "$gp" report cut.data -f folded
+check "the samples before it are kept" grep -q 'prog+0x100\] 2$' out.txt
+check "the cut one is not" sh -c '! grep -q worker out.txt && ! grep -q "prog+0x300" out.txt'
 sed 's/^end 1000000 3 2/end 1000000 4 2/' good.data >count.data
 status_is 69 "profile whose counts disagree" "$gp" report count.data
 sed 's/P400100/Pzz/' good.data >frame.data

@@ -775,6 +775,131 @@ static void test_fallbacks(gcswalk_target *t, gcswalk_symbolizer *sym, const cha
 
 /* Kill the target with SIGQUIT, walk its core; with SHARE, leave it there
  * for the host test. */
+/* Every GCS-enabled thread's GCSPR lies in a GCS region; a vDSO region
+ * is there, and its image names __kernel_clock_gettime and has the
+ * build-id of this process's own vDSO (the same kernel). */
+static int regions_and_vdso_ok(gcswalk_target *t, const char *what)
+{
+	const struct gcswalk_elf_symbol *syms = NULL, *own_syms = NULL;
+	const unsigned char *bid = NULL, *own_bid = NULL;
+	size_t n = gcswalk_target_region_count(t), i, k, nsyms = 0, nbid = 0, own_n = 0, own_nbid = 0;
+	uint64_t start = 0, size = 0, own_start = 0;
+	gcswalk_target *self = NULL;
+	int ok = 1, vdso = 0, clock = 0;
+
+	for (i = 0; i < gcswalk_target_thread_count(t); i++) {
+		struct gcswalk_thread_info info;
+		int in = 0;
+
+		if (gcswalk_target_thread(t, i, &info) != GCSWALK_OK || !info.have_gcs ||
+		    !(info.gcs.features_enabled & GCSWALK_GCS_ENABLE))
+			continue;
+		for (k = 0; k < n; k++) {
+			struct gcswalk_region r = { sizeof(r), 0, 0, 0 };
+
+			if (gcswalk_target_region(t, k, &r) == GCSWALK_OK &&
+			    r.kind == GCSWALK_REGION_GCS && info.gcs.gcspr >= r.start &&
+			    info.gcs.gcspr < r.end)
+				in = 1;
+		}
+		if (!in) {
+			tap_diag("%s: thread %d's GCSPR %#llx is in no GCS region (%zu regions)", what,
+				 info.tid, (unsigned long long)info.gcs.gcspr, n);
+			ok = 0;
+		}
+	}
+	for (k = 0; k < n; k++) {
+		struct gcswalk_region r = { sizeof(r), 0, 0, 0 };
+
+		if (gcswalk_target_region(t, k, &r) == GCSWALK_OK && r.kind == GCSWALK_REGION_VDSO)
+			vdso++;
+	}
+	if (gcswalk_target_vdso(t, &start, &size, &syms, &nsyms, &bid, &nbid) != GCSWALK_OK) {
+		tap_diag("%s: vdso: %s", what, gcswalk_target_errmsg(t));
+		return 0;
+	}
+	for (i = 0; i < nsyms; i++)
+		clock += strcmp(syms[i].name, "__kernel_clock_gettime") == 0 && syms[i].size > 0 &&
+			 syms[i].offset < size;
+	ok = ok && vdso == 1 && clock == 1 && nbid > 0;
+	/* This process's own vDSO, through a target on itself. */
+	if (gcswalk_target_open_pid(&self, (int)getpid(), GCSWALK_ATTACH_NONE, 0, NULL) !=
+		    GCSWALK_OK ||
+	    gcswalk_target_vdso(self, &own_start, NULL, &own_syms, &own_n, &own_bid, &own_nbid) !=
+		    GCSWALK_OK)
+		ok = 0;
+	ok = ok && own_start == getauxval(AT_SYSINFO_EHDR) && own_n == nsyms &&
+	     own_nbid == nbid && memcmp(own_bid, bid, nbid) == 0;
+	if (!ok)
+		tap_diag("%s: %zu vDSO regions, %d clock_gettime, %zu symbols, build-id %zu bytes", what,
+			 (size_t)vdso, clock, nsyms, nbid);
+	gcswalk_target_close(self);
+	return ok;
+}
+
+/* The core's fatal signal: the SIGQUIT we sent, to its first thread. */
+static int core_facts_ok(gcswalk_target *core)
+{
+	struct gcswalk_signal_info si;
+	struct gcswalk_thread_info info;
+	int ret;
+
+	memset(&si, 0, sizeof(si));
+	si.size = sizeof(si);
+	ret = gcswalk_target_fatal_signal(core, &si);
+	if (ret != GCSWALK_OK || si.signo != SIGQUIT || si.code != SI_USER || si.address != 0 ||
+	    si.thread_index != 0 || gcswalk_target_thread(core, 0, &info) != GCSWALK_OK ||
+	    info.tid != si.tid) {
+		tap_diag("core signal: %s: %d code %d tid %d", gcswalk_strerror(ret), si.signo, si.code,
+			 si.tid);
+		return 0;
+	}
+	return regions_and_vdso_ok(core, "core");
+}
+
+/* While we hold the target: the /proc calls see it traced by us, its
+ * threads are those of the target, and its executable's build-id is the
+ * file's. */
+static int live_facts_ok(gcswalk_target *t, pid_t pid)
+{
+	const unsigned char *id = NULL;
+	unsigned char *file_id = NULL;
+	size_t n = 0, i, nid = 0, nfile = 0;
+	int *tids = NULL, ok, exe = 0;
+
+	ok = gcswalk_system_gcs() == GCSWALK_OK &&
+	     gcswalk_proc_threads(pid, &tids, &n) == GCSWALK_OK &&
+	     n == gcswalk_target_thread_count(t);
+	for (i = 0; ok && i < n; i++) {
+		struct gcswalk_proc_thread pt;
+
+		memset(&pt, 0, sizeof(pt));
+		pt.size = sizeof(pt);
+		ok = gcswalk_target_thread_index(t, tids[i]) >= 0 &&
+		     gcswalk_proc_thread(pid, tids[i], NULL, &pt) == GCSWALK_OK && pt.tgid == pid &&
+		     pt.tracer_pid == getpid() && pt.state == 't';
+		if (!ok)
+			tap_diag("proc thread %d: tgid %d tracer %d state %c", tids[i], pt.tgid,
+				 pt.tracer_pid, pt.state);
+	}
+	free(tids);
+	for (i = 0; ok && i < gcswalk_target_mapping_count(t); i++) {
+		struct gcswalk_mapping m;
+
+		if (gcswalk_target_mapping(t, i, &m) != GCSWALK_OK || strcmp(m.path, TARGET) != 0)
+			continue;
+		exe = gcswalk_target_mapping_build_id(t, i, &id, &nid) == GCSWALK_OK &&
+		      gcswalk_file_build_id(TARGET, &file_id, &nfile) == GCSWALK_OK && nid == nfile &&
+		      memcmp(id, file_id, nid) == 0;
+		free(file_id);
+		file_id = NULL;
+		break;
+	}
+	if (ok && !exe)
+		tap_diag("the target's build-id through its mapping differs from the file's");
+	return ok && exe && regions_and_vdso_ok(t, "live");
+}
+
 static void core_of_target(struct child *c, const char *dir, const char *share)
 {
 	gcswalk_target *core = NULL;
@@ -795,6 +920,8 @@ static void core_of_target(struct child *c, const char *dir, const char *share)
 	tap_result(ok && gcswalk_target_thread_count(core) == 6 &&
 		   chains_match(core, sym, c->expect, TARGET_NAME, "core"),
 		   "core: every thread's chain matches");
+	tap_result(ok && core_facts_ok(core),
+		   "core: its fatal signal, GCS and vDSO regions, the vDSO's symbols and build-id");
 	if (share)
 		tap_result(ok && share_core(share, corepath, core, sym, c->expect),
 			   "core: left for the host test with its sysroot");
@@ -813,7 +940,7 @@ static void __attribute__((noreturn)) core_for_host(const char *share)
 
 	if (!(getauxval(AT_HWCAP) & HWCAP_GCS))
 		tap_skip_all("no HWCAP_GCS: this CPU or kernel has no GCS");
-	tap_plan(2);
+	tap_plan(3);
 	if (!mkdtemp(dir) || spawn_target(&c, dir, 1) != 0)
 		tap_finish();
 	core_of_target(&c, dir, share);
@@ -922,7 +1049,7 @@ static void test_live_and_core(void)
 	size_t i;
 
 	if (!mkdtemp(dir) || spawn_target(&c, dir, 1) != 0) {
-		for (i = 0; i < 12; i++)
+		for (i = 0; i < 16; i++)
 			tap_result(0, "live: (no target)");
 		return;
 	}
@@ -935,6 +1062,8 @@ static void test_live_and_core(void)
 	tap_result(ok && default_limit_cuts(t, c.expect),
 		   "live: the deep chain is cut at the default 1024 frames, and says so");
 	tap_result(ok && verify_ok(t, c.expect), "live: verify finds the smashed frame record, only it");
+	tap_result(ok && live_facts_ok(t, c.pid),
+		   "live: /proc threads and states, build-ids, GCS and vDSO regions, vDSO symbols");
 	if (ok)
 		test_fallbacks(t, sym, c.expect);
 	else {
@@ -1159,7 +1288,9 @@ static void __attribute__((noreturn)) no_gcs_cpu(void)
 
 	if (getauxval(AT_HWCAP) & HWCAP_GCS)
 		tap_skip_all("this CPU has GCS");
-	tap_plan(3);
+	tap_plan(4);
+	tap_result(gcswalk_system_gcs() == GCSWALK_E_NO_GCS_CPU,
+		   "no GCS CPU: gcswalk_system_gcs() says so");
 	ret = gcswalk_self(f, 8, &n);
 	tap_result(ret == GCSWALK_E_NO_GCS_CPU && n == 0, "no GCS CPU: self walk is NO_GCS_CPU");
 	if (mkdtemp(dir) && spawn_target(&c, dir, 1) == 0 &&
@@ -1208,7 +1339,7 @@ int main(int argc, char **argv)
 	}
 	if (!(getauxval(AT_HWCAP) & HWCAP_GCS))
 		tap_skip_all("no HWCAP_GCS: this CPU or kernel has no GCS");
-	tap_plan(28);
+	tap_plan(30);
 	{
 		struct gcswalk_frame f[4];
 		size_t n = 9;

@@ -23,9 +23,11 @@
 #pragma GCC diagnostic ignored "-Wunused-function"
 #include "tap.h"
 #pragma GCC diagnostic pop
+#include "walk-expect.h"
 
 #define NT_ARM_GCS_TYPE 0x410
 #define NT_FILE_TYPE 0x46494c45
+#define NT_SIGINFO_TYPE 0x53494749
 #define EM_AARCH64_MACHINE 183
 
 #define GCS_BASE 0x7f0000000000ULL
@@ -65,6 +67,35 @@ static uint64_t gn[8][3];
 static unsigned char prpsinfo[136], ntfile[16 + 2 * 24 + 64];
 static size_t ntfile_len;
 
+/* The fatal signal the reference core records: a GCS fault. */
+#define SIG_SEGV 11
+#define SEGV_CPERR_CODE 10
+#define FAULT_ADDRESS 0x400504ULL
+static unsigned char siginfo[128];
+static uint64_t auxv[6];
+/* This host's own vDSO, copied into the core as the target's: a real
+ * image for the in-memory parser (0 size: the host has none). */
+static const void *vdso_image;
+static uint64_t vdso_base, vdso_size;
+
+static void find_host_vdso(void)
+{
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi;
+
+		if (strstr(line, "[vdso]") && sscanf(line, "%llx-%llx", &lo, &hi) == 2) {
+			vdso_base = lo;
+			vdso_size = hi - lo;
+			vdso_image = (const void *)(uintptr_t)lo;
+		}
+	}
+	if (f)
+		fclose(f);
+}
+
 static uint64_t slot1(int i)
 {
 	return GCS_BASE + 0x2000 - 8 * 8 + 8 * (uint64_t)i;
@@ -72,8 +103,8 @@ static uint64_t slot1(int i)
 
 static int build_reference(struct synth_buf *core)
 {
-	struct synth_note notes[20];
-	struct synth_seg segs[5];
+	struct synth_note notes[24];
+	struct synth_seg segs[6];
 	uint64_t hdr[2] = { 2, 4096 }, files[6] = {
 		0x400000, 0x401000, 0, 0x7f8000000000ULL, 0x7f8000002000ULL, 1 };
 	const char names[] = "/usr/bin/synth\0/usr/lib/libsynth.so";
@@ -152,9 +183,25 @@ static int build_reference(struct synth_buf *core)
 	memcpy(ntfile + 64, names, sizeof(names));
 	ntfile_len = 64 + sizeof(names);
 
+	memset(siginfo, 0, sizeof(siginfo));
+	memcpy(siginfo, &(int32_t){ SIG_SEGV }, 4);
+	memcpy(siginfo + 8, &(int32_t){ SEGV_CPERR_CODE }, 4);
+	memcpy(siginfo + 16, &(uint64_t){ FAULT_ADDRESS }, 8);
+	auxv[0] = 6;                    /* AT_PAGESZ */
+	auxv[1] = 4096;
+	auxv[2] = 33;                   /* AT_SYSINFO_EHDR */
+	auxv[3] = vdso_base;
+	auxv[4] = 0;                    /* AT_NULL */
+
+	/* The kernel's order: the first thread's status, then the process's
+	 * notes, then the other threads. */
+	notes[n++] = (struct synth_note){ "CORE", NT_PRSTATUS, &pr[0], sizeof(pr[0]) };
 	notes[n++] = (struct synth_note){ "CORE", NT_PRPSINFO, prpsinfo, sizeof(prpsinfo) };
+	notes[n++] = (struct synth_note){ "CORE", NT_SIGINFO_TYPE, siginfo, sizeof(siginfo) };
+	notes[n++] = (struct synth_note){ "CORE", NT_AUXV, auxv, sizeof(auxv) };
 	for (i = 0; i < 8; i++) {
-		notes[n++] = (struct synth_note){ "CORE", NT_PRSTATUS, &pr[i], sizeof(pr[i]) };
+		if (i > 0)
+			notes[n++] = (struct synth_note){ "CORE", NT_PRSTATUS, &pr[i], sizeof(pr[i]) };
 		if (i != 2)
 			notes[n++] = (struct synth_note){ "LINUX", NT_ARM_GCS_TYPE, gn[i], 24 };
 	}
@@ -164,7 +211,8 @@ static int build_reference(struct synth_buf *core)
 	segs[2] = (struct synth_seg){ UNDUMPED_BASE, NULL, 0, 0x1000 };
 	segs[3] = (struct synth_seg){ GCS2_BASE, gcs2, 0x1000, 0x1000 };
 	segs[4] = (struct synth_seg){ GCS3_BASE, gcs3, 0x1000, 0x2000 };
-	return synth_core(EM_AARCH64_MACHINE, ET_CORE, notes, n, segs, 5, core);
+	segs[5] = (struct synth_seg){ vdso_base, vdso_image, vdso_size, vdso_size };
+	return synth_core(EM_AARCH64_MACHINE, ET_CORE, notes, n, segs, vdso_size ? 6 : 5, core);
 }
 
 static char *write_file(const char *name, const void *data, size_t len)
@@ -183,59 +231,6 @@ static char *write_file(const char *name, const void *data, size_t len)
 	}
 	close(fd);
 	return path;
-}
-
-struct expect {
-	enum gcswalk_frame_kind kind;
-	uint64_t address;
-};
-
-static int walk_matches(gcswalk_target *t, size_t idx, const struct gcswalk_walk_options *o,
-			const struct expect *exp, size_t n, int final)
-{
-	struct gcswalk_frame f;
-	gcswalk_walk *w;
-	size_t i;
-	int ret, ok = 1;
-
-	ret = gcswalk_walk_begin(&w, t, idx, o);
-	if (ret != GCSWALK_OK) {
-		tap_diag("walk of thread %zu: %s (%s)", idx, gcswalk_strerror(ret),
-			 gcswalk_target_errmsg(t));
-		return 0;
-	}
-	for (i = 0; (ret = gcswalk_walk_next(w, &f)) == GCSWALK_OK; i++) {
-		if (i >= n || f.kind != exp[i].kind || f.address != exp[i].address) {
-			tap_diag("frame %zu: %s %#llx, expected %s %#llx", i,
-				 gcswalk_frame_kind_name(f.kind), (unsigned long long)f.address,
-				 i < n ? gcswalk_frame_kind_name(exp[i].kind) : "(none)",
-				 i < n ? (unsigned long long)exp[i].address : 0ULL);
-			ok = 0;
-		}
-	}
-	if (i != n || ret != final) {
-		tap_diag("%zu frames ending in %s, expected %zu ending in %s", i,
-			 gcswalk_strerror(ret), n, gcswalk_strerror(final));
-		ok = 0;
-	}
-	if (gcswalk_walk_next(w, &f) != ret) {
-		tap_diag("the final status is not repeated");
-		ok = 0;
-	}
-	gcswalk_walk_free(w);
-	return ok;
-}
-
-static int walk_error(gcswalk_target *t, size_t idx, int expected)
-{
-	gcswalk_walk *w = NULL;
-	int ret = gcswalk_walk_begin(&w, t, idx, NULL);
-
-	if (ret != expected)
-		tap_diag("thread %zu: %s (%s), expected %s", idx, gcswalk_strerror(ret),
-			 gcswalk_target_errmsg(t), gcswalk_strerror(expected));
-	gcswalk_walk_free(w);
-	return ret == expected && w == NULL;
 }
 
 static void test_reference(const char *path)
@@ -342,9 +337,25 @@ static void test_reference(const char *path)
 		tap_result(gcswalk_verify(t, 1, c, 8, &n) == GCSWALK_E_GCS_DISABLED,
 			   "verify: a thread without GCS is GCS_DISABLED");
 	}
-	o.version = 99;
-	tap_result(gcswalk_walk_begin(&(gcswalk_walk *){ NULL }, t, 0, &o) == GCSWALK_E_INVALID,
-		   "walk: unknown options version rejected");
+	{
+		/* Sizes: too small is refused; a newer caller's larger struct
+		 * is taken when what this library does not know is zero. */
+		unsigned char big[sizeof(o) + 16];
+		struct gcswalk_walk_options *bo = (struct gcswalk_walk_options *)(void *)big;
+		gcswalk_walk *w = NULL;
+
+		o.size = sizeof(o) - 1;
+		ok = gcswalk_walk_begin(&w, t, 0, &o) == GCSWALK_E_INVALID && !w;
+		memset(big, 0, sizeof(big));
+		memcpy(big, &(struct gcswalk_walk_options)GCSWALK_WALK_OPTIONS_INIT, sizeof(o));
+		bo->size = sizeof(big);
+		bo->max_frames = 4;
+		ok = ok && walk_matches(t, 0, bo, full, 4, GCSWALK_CUT);
+		big[sizeof(o) + 3] = 1;
+		ok = ok && gcswalk_walk_begin(&w, t, 0, bo) == GCSWALK_E_INVALID && !w;
+		o.size = sizeof(o);
+		tap_result(ok, "walk: options sizes: too small refused, larger zero-extended taken");
+	}
 
 	ret = gcswalk_symbolizer_new(&sym, t, NULL);
 	ok = ret == GCSWALK_OK;
@@ -386,6 +397,132 @@ static void test_reference(const char *path)
 	}
 	gcswalk_symbolizer_free(sym);
 	gcswalk_target_close(t);
+}
+
+static int has_symbol(const struct gcswalk_elf_symbol *syms, size_t n, const char *name,
+		      uint64_t *offset)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (strcmp(syms[i].name, name) == 0) {
+			*offset = syms[i].offset;
+			return syms[i].size > 0;
+		}
+	}
+	return 0;
+}
+
+/* The facts of the reference core: signal, regions, vDSO. */
+static void test_facts(const char *path)
+{
+	struct gcswalk_signal_info si;
+	struct gcswalk_region r;
+	const struct gcswalk_elf_symbol *syms = NULL;
+	const unsigned char *bid = NULL;
+	gcswalk_target *t = NULL;
+	uint64_t start = 0, size = 0, off1 = 0, off2 = 1, prev = 0;
+	size_t n = 0, nbid = 0, i, gcs = 0, vdso = 0;
+	int ok, ret;
+
+	if (gcswalk_target_open_core(&t, path, NULL) != GCSWALK_OK) {
+		tap_result(0, "facts: the reference core opens");
+		return;
+	}
+	memset(&si, 0, sizeof(si));
+	si.size = sizeof(si);
+	ret = gcswalk_target_fatal_signal(t, &si);
+	ok = ret == GCSWALK_OK && si.signo == SIG_SEGV && si.code == SEGV_CPERR_CODE &&
+	     si.address == FAULT_ADDRESS && si.tid == 101 && si.thread_index == 0 &&
+	     si.size == sizeof(si);
+	if (!ok)
+		tap_diag("fatal signal: %s: %d %d %#llx tid %d", gcswalk_strerror(ret), si.signo,
+			 si.code, (unsigned long long)si.address, si.tid);
+	si.size = sizeof(si) - 1;
+	ok = ok && gcswalk_target_fatal_signal(t, &si) == GCSWALK_E_INVALID;
+	tap_result(ok, "facts: NT_SIGINFO: SIGSEGV, SEGV_CPERR, the address, the first thread");
+
+	n = gcswalk_target_region_count(t);
+	ok = 1;
+	for (i = 0; i < n; i++) {
+		r.size = sizeof(r);
+		if (gcswalk_target_region(t, i, &r) != GCSWALK_OK || r.start < prev) {
+			ok = 0;
+			continue;
+		}
+		prev = r.start;
+		if (r.kind == GCSWALK_REGION_GCS)
+			gcs += (r.start == GCS_BASE && r.end == GCS_BASE + 0x2000) ||
+			       (r.start == GCS2_BASE && r.end == GCS2_BASE + 0x1000) ||
+			       (r.start == GCS3_BASE && r.end == GCS3_BASE + 0x2000) ||
+			       (r.start == UNDUMPED_BASE && r.end == UNDUMPED_BASE + 0x1000);
+		if (r.kind == GCSWALK_REGION_VDSO)
+			vdso += r.start == vdso_base && r.end == vdso_base + vdso_size;
+	}
+	r.size = 4;
+	ok = ok && gcs == 4 && vdso == (vdso_size ? 1u : 0u) && n == gcs + vdso &&
+	     gcswalk_target_region(t, 0, &r) == GCSWALK_E_INVALID;
+	r.size = sizeof(r);
+	ok = ok && gcswalk_target_region(t, n, &r) == GCSWALK_E_INVALID;
+	if (!ok)
+		tap_diag("%zu regions, %zu GCS and %zu vDSO as expected", n, gcs, vdso);
+	tap_result(ok, "facts: regions: the four GCS segments threads point into, the vDSO");
+
+	if (!vdso_size) {
+		tap_skip("facts: the vDSO image parsed from the core", "this host has no vDSO");
+		gcswalk_target_close(t);
+		return;
+	}
+	ret = gcswalk_target_vdso(t, &start, &size, &syms, &n, &bid, &nbid);
+	ok = ret == GCSWALK_OK && start == vdso_base && size == vdso_size && n > 0 &&
+	     has_symbol(syms, n, "__vdso_clock_gettime", &off1) &&
+	     has_symbol(syms, n, "clock_gettime", &off2) && off1 == off2 && off1 < size;
+	for (i = 1; ok && i < n; i++)
+		ok = syms[i - 1].offset <= syms[i].offset;
+	{
+		/* The same image as a file: the same build-id by another path. */
+		unsigned char *fid = NULL;
+		size_t nfid = 0;
+		char *p = write_file("vdso.so", vdso_image, vdso_size);
+
+		ok = ok && p && gcswalk_file_build_id(p, &fid, &nfid) == GCSWALK_OK && bid &&
+		     nfid == nbid && memcmp(fid, bid, nbid) == 0;
+		free(fid);
+		free(p);
+	}
+	if (!ok)
+		tap_diag("vdso: %s (%s), %zu symbols", gcswalk_strerror(ret), gcswalk_target_errmsg(t),
+			 n);
+	tap_result(ok, "facts: the vDSO image parsed from the core: symbols, offsets, build-id");
+	gcswalk_target_close(t);
+}
+
+/* A core that records no signal, no auxv, no GCS. */
+static void test_facts_minimal(void)
+{
+	struct synth_note note = { "CORE", NT_PRSTATUS, &pr[2], sizeof(pr[2]) };
+	struct gcswalk_signal_info si = { sizeof(si), 0, 0, 0, 0, 0, 0 };
+	struct gcswalk_mapping m = { 0x400000, 0x401000, 0, "/x" };
+	struct synth_buf b;
+	gcswalk_target *t = NULL, *mt = NULL;
+	char *p = NULL;
+	int ok;
+
+	ok = synth_core(EM_AARCH64_MACHINE, ET_CORE, &note, 1, NULL, 0, &b) == 0 &&
+	     (p = write_file("minimal", b.p, b.len)) != NULL &&
+	     gcswalk_target_open_core(&t, p, NULL) == GCSWALK_OK &&
+	     gcswalk_target_fatal_signal(t, &si) == GCSWALK_E_NO_SIGNAL &&
+	     gcswalk_target_region_count(t) == 0 &&
+	     gcswalk_target_vdso(t, NULL, NULL, NULL, NULL, NULL, NULL) == GCSWALK_E_NO_SYMBOL &&
+	     gcswalk_target_open_mappings(&mt, 1, &m, 1, NULL) == GCSWALK_OK &&
+	     gcswalk_target_fatal_signal(mt, &si) == GCSWALK_E_INVALID &&
+	     gcswalk_target_region_count(mt) == 0 &&
+	     strcmp(gcswalk_strerror(GCSWALK_E_NO_SIGNAL), "unknown status") != 0;
+	tap_result(ok, "facts: no NT_SIGINFO is NO_SIGNAL, no auxv no vDSO; a mappings target is no core");
+	gcswalk_target_close(t);
+	gcswalk_target_close(mt);
+	free(p);
+	free(b.p);
 }
 
 /* Several threads, each with its own handles, on the same core. */
@@ -445,7 +582,7 @@ static void test_threads(const char *path)
 
 static int typed(int ret)
 {
-	return ret == GCSWALK_OK || (ret < 0 && ret >= GCSWALK_E_SYSTEM);
+	return ret == GCSWALK_OK || (ret < 0 && ret >= GCSWALK_E_NO_SIGNAL);
 }
 
 /* Open, walk every thread every way, symbolise: only typed statuses. */
@@ -488,6 +625,24 @@ static int exercise(const char *path)
 
 		(void)gcswalk_symbolize(sym, 0x400104, 1, &loc);
 		gcswalk_symbolizer_free(sym);
+	}
+	{
+		/* The facts too: a damaged vDSO image or note must not crash. */
+		struct gcswalk_signal_info si = { sizeof(si), 0, 0, 0, 0, 0, 0 };
+		struct gcswalk_region r = { sizeof(r), GCSWALK_REGION_GCS, 0, 0 };
+		const struct gcswalk_elf_symbol *syms;
+		size_t n = 0, k;
+
+		if (!typed(gcswalk_target_fatal_signal(t, &si)))
+			ret = 1000;
+		for (k = 0; k < gcswalk_target_region_count(t); k++)
+			if (gcswalk_target_region(t, k, &r) != GCSWALK_OK)
+				ret = 1000;
+		if (!typed(gcswalk_target_vdso(t, NULL, NULL, &syms, &n, NULL, NULL)))
+			ret = 1000;
+		for (k = 0; k < n; k++)
+			if (!syms[k].name)
+				ret = 1000;
 	}
 	gcswalk_target_close(t);
 	return ret;
@@ -585,6 +740,7 @@ static void test_crafted(const struct synth_buf *core)
 	struct synth_note notes[2];
 	uint64_t absurd[5] = { 1ULL << 60, 4096, 0, 0, 0 };
 	Elf64_Ehdr eh;
+	uint16_t phnum;
 	char *p;
 	int ret;
 
@@ -605,12 +761,13 @@ static void test_crafted(const struct synth_buf *core)
 	tap_result(p && open_status(p) == GCSWALK_E_WRONG_ARCH, "damage: an x86_64 core is WRONG_ARCH");
 	free(p);
 	eh.e_machine = EM_AARCH64_MACHINE;
+	phnum = eh.e_phnum;
 	eh.e_phnum = 60000;
 	memcpy(core->p, &eh, sizeof(eh));
 	p = write_file("phnum", core->p, core->len);
 	tap_result(p && open_status(p) == GCSWALK_E_CORRUPT, "damage: absurd e_phnum is CORRUPT");
 	free(p);
-	eh.e_phnum = 6;
+	eh.e_phnum = phnum;
 	memcpy(core->p, &eh, sizeof(eh));
 	{
 		/* The note segment claims far more bytes than the file has. */
@@ -678,6 +835,7 @@ int main(void)
 		FILE *f;
 		int ok;
 
+		find_host_vdso();
 		if (build_reference(&core) != 0)
 			return 1;
 		f = fopen(getenv("GCSWALK_KEEP_CORE"), "wb");
@@ -687,7 +845,7 @@ int main(void)
 		free(core.p);
 		return ok ? 0 : 1;
 	}
-	tap_plan(38);
+	tap_plan(42);
 	tap_result(gcswalk_strerror(GCSWALK_E_CORRUPT)[0] && gcswalk_strerror(GCSWALK_END)[0] &&
 		   strcmp(gcswalk_strerror(-9999), "unknown status") == 0 &&
 		   strcmp(gcswalk_frame_kind_name(GCSWALK_FRAME_SWITCH_CAP), "switch-cap") == 0,
@@ -707,6 +865,7 @@ int main(void)
 			   gcswalk_self_signal(NULL, f, 4, &n) == GCSWALK_E_INVALID,
 			   "live and self walks on a host without a back end are UNSUPPORTED");
 	}
+	find_host_vdso();
 	dir = mkdtemp(tmpl);
 	if (!dir || build_reference(&core) != 0)
 		tap_skip_all("cannot make a temporary folder or the reference core");
@@ -714,6 +873,8 @@ int main(void)
 	if (!path)
 		tap_skip_all("cannot write the reference core");
 	test_reference(path);
+	test_facts(path);
+	test_facts_minimal();
 	test_threads(path);
 	free(path);
 	test_truncation(&core);

@@ -8,7 +8,7 @@ set -u
 build=$1 doc=$2 cc=$3 extra=${5:-}
 work=$(mktemp -d /tmp/gcswalk-example.XXXXXX) || exit 1
 trap 'rm -rf "$work"' EXIT
-echo "1..3"
+echo "1..5"
 if cmake --install "$build" --prefix "$work/prefix" >"$work/install.log" 2>&1; then
 	echo "ok 1 cmake --install into a temporary prefix"
 else
@@ -39,5 +39,28 @@ if printf '%s\n' "$out" | grep -q 'signal-cap' && printf '%s\n' "$out" | grep -q
 else
 	printf '%s\n' "$out" | sed 's/^/# /'
 	echo "not ok 3 the example walks a core"
+	exit 1
+fi
+# The caller-supplied source's example: built the same way, and run.
+sed -n '/<!-- example: gcswalk-source.c -->/,/^```$/p' "$doc" | sed '1,2d;$d' >"$work/gcswalk-source.c"
+# shellcheck disable=SC2046,SC2086
+if [ -s "$work/gcswalk-source.c" ] &&
+	$cc $extra -std=c11 -Wall -Wextra -Werror -o "$work/gcswalk-source" "$work/gcswalk-source.c" \
+		$(pkg-config --cflags --libs gcswalk) -Wl,-rpath,"$(pkg-config --variable=libdir gcswalk)" \
+		>"$work/cc2.log" 2>&1; then
+	echo "ok 4 the source example builds with pkg-config --cflags --libs gcswalk"
+else
+	sed 's/^/# /' "$work/cc2.log"
+	echo "not ok 4 the source example builds with pkg-config --cflags --libs gcswalk"
+	exit 1
+fi
+out=$("$work/gcswalk-source" 2>&1)
+want='pc return sigreturn signal-cap return terminator (end'
+got=$(printf '%s\n' "$out" | awk '{ print $1 }' | tr '\n' ' ')
+if [ "$got" = "$want " ]; then
+	echo "ok 5 the source example walks its hand-made GCS"
+else
+	printf '%s\n' "$out" | sed 's/^/# /'
+	echo "not ok 5 the source example walks its hand-made GCS"
 	exit 1
 fi

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Facts about a target that tools need beside its chains: its regions
+ * (GCS, vDSO), its files' build-ids, a core's fatal signal; and whether
+ * this machine has GCS at all. The back ends supply the raw facts through
+ * their table; this file keeps them and answers the public calls.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+int gcswalk_system_gcs(void)
+{
+	if (!gw_arch_native())
+		return GCSWALK_E_UNSUPPORTED;
+	return gw_arch_self_supported() ? GCSWALK_OK : GCSWALK_E_NO_GCS_CPU;
+}
+
+int gw_target_add_region(struct gcswalk_target *t, enum gcswalk_region_kind kind,
+			 uint64_t start, uint64_t end)
+{
+	struct gw_region *n;
+	size_t i;
+
+	for (i = 0; i < t->nregions; i++)
+		if (t->regions[i].start == start && t->regions[i].kind == kind)
+			return GCSWALK_OK;      /* two threads on one GCS */
+	n = gw_grow(t->regions, t->nregions, &t->regions_cap, sizeof(*n));
+	if (!n)
+		return GCSWALK_E_NOMEM;
+	t->regions = n;
+	for (i = t->nregions; i > 0 && t->regions[i - 1].start > start; i--)
+		t->regions[i] = t->regions[i - 1];
+	t->regions[i] = (struct gw_region){ kind, start, end };
+	t->nregions++;
+	return GCSWALK_OK;
+}
+
+void gw_target_forget_facts(struct gcswalk_target *t)
+{
+	t->nregions = 0;
+	t->regions_loaded = 0;
+}
+
+static int load_regions(struct gcswalk_target *t)
+{
+	int ret = GCSWALK_OK;
+
+	if (t->regions_loaded)
+		return GCSWALK_OK;
+	t->nregions = 0;
+	if (t->be->load_regions)
+		ret = t->be->load_regions(t);
+	if (ret < 0) {
+		t->nregions = 0;
+		return ret;
+	}
+	t->regions_loaded = 1;
+	return GCSWALK_OK;
+}
+
+size_t gcswalk_target_region_count(gcswalk_target *t)
+{
+	if (!t)
+		return 0;
+	gw_clear_error(t);
+	return load_regions(t) < 0 ? 0 : t->nregions;
+}
+
+int gcswalk_target_region(gcswalk_target *t, size_t index, struct gcswalk_region *r)
+{
+	size_t size;
+
+	if (!t || !r || r->size < sizeof(*r))
+		return GCSWALK_E_INVALID;
+	if (load_regions(t) < 0 || index >= t->nregions)
+		return GCSWALK_E_INVALID;
+	/* A newer caller's larger struct: what this library knows, the rest 0. */
+	size = r->size;
+	memset(r, 0, size);
+	r->size = size;
+	r->kind = t->regions[index].kind;
+	r->start = t->regions[index].start;
+	r->end = t->regions[index].end;
+	return GCSWALK_OK;
+}
+
+int gcswalk_target_fatal_signal(const gcswalk_target *t, struct gcswalk_signal_info *info)
+{
+	if (!t || !info || info->size < sizeof(*info) || !t->be->fatal_signal)
+		return GCSWALK_E_INVALID;
+	return t->be->fatal_signal(t, info);
+}
+
+int gcswalk_target_mapping_build_id(gcswalk_target *t, size_t index, const unsigned char **id,
+				    size_t *size)
+{
+	struct gw_build_id *b;
+	const char *path;
+	char *open_path;
+	size_t i;
+
+	if (id)
+		*id = NULL;
+	if (size)
+		*size = 0;
+	if (!t || !id || !size || index >= t->nmaps)
+		return GCSWALK_E_INVALID;
+	path = t->maps[index].path;
+	for (i = 0; i < t->nbuild_ids; i++)
+		if (strcmp(t->build_ids[i].path, path) == 0)
+			break;
+	if (i == t->nbuild_ids) {
+		b = gw_grow(t->build_ids, t->nbuild_ids, &t->build_ids_cap, sizeof(*b));
+		if (!b)
+			return GCSWALK_E_NOMEM;
+		t->build_ids = b;
+		b = &t->build_ids[i];
+		memset(b, 0, sizeof(*b));
+		b->path = strdup(path);
+		open_path = t->be->file_path ? t->be->file_path(t, path) : strdup(path);
+		if (!b->path || !open_path) {
+			free(b->path);
+			free(open_path);
+			return GCSWALK_E_NOMEM;
+		}
+		b->status = gcswalk_file_build_id(open_path, &b->id, &b->size);
+		free(open_path);
+		t->nbuild_ids++;
+	}
+	b = &t->build_ids[i];
+	*id = b->id;
+	*size = b->size;
+	return b->status;
+}

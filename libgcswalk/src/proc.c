@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: MIT
+/*
+ * /proc parsing for live processes: small files read whole, status fields,
+ * the thread list, a thread's stat line, and the GCS and vDSO regions of
+ * smaps. No ptrace here (that is live.c); the public gcswalk_proc_* calls
+ * need no target at all.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "proc.h"
+
+char *gw_proc_read_file(const char *path)
+{
+	size_t cap = 256, len = 0;
+	char *buf = malloc(cap), *n;
+	ssize_t r;
+	int fd, err = 0;
+
+	if (!buf)
+		return NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = errno;
+		free(buf);
+		errno = err;
+		return NULL;
+	}
+	for (;;) {
+		if (len + 1 >= cap) {
+			if (cap > (1u << 28))   /* 256 MiB of /proc text: absurd */
+				break;
+			n = realloc(buf, cap * 2);
+			if (!n)
+				break;
+			buf = n;
+			cap *= 2;
+		}
+		r = read(fd, buf + len, cap - len - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		len += (size_t)r;
+	}
+	close(fd);
+	buf[len] = '\0';
+	return buf;
+}
+
+/* Field NAME ("\nTracerPid:") of status text S: its first character into
+ * *C (0 if missing), its value as a number back. */
+static long field_of(const char *s, const char *name, int *c)
+{
+	const char *p = strstr(s, name);
+
+	*c = 0;
+	if (!p)
+		return 0;
+	p += strlen(name);
+	while (*p == ' ' || *p == '\t')
+		p++;
+	*c = (unsigned char)*p;
+	return strtol(p, NULL, 10);
+}
+
+long gw_proc_status_field(pid_t pid, const char *name, int *c)
+{
+	char path[64], *s;
+	long value;
+
+	*c = 0;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	s = gw_proc_read_file(path);
+	if (!s)
+		return 0;
+	value = field_of(s, name, c);
+	free(s);
+	return value;
+}
+
+int gw_proc_is_zombie(pid_t pid)
+{
+	int c;
+
+	(void)gw_proc_status_field(pid, "\nState:", &c);
+	return c == 'Z' || c == 'X';
+}
+
+int gw_proc_thread_alive(pid_t tid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)tid);
+	return access(path, F_OK) == 0 && !gw_proc_is_zombie(tid);
+}
+
+int gw_proc_status_of_errno(int err)
+{
+	return err == ENOENT || err == ESRCH ? GCSWALK_E_NO_PROCESS :
+	       err == EACCES || err == EPERM ? GCSWALK_E_PERMISSION : GCSWALK_E_SYSTEM;
+}
+
+/* A decimal tid, or -1. */
+static long tid_of(const char *name)
+{
+	char *end;
+	long tid;
+
+	if (!isdigit((unsigned char)name[0]))
+		return -1;
+	tid = strtol(name, &end, 10);
+	return *end || tid <= 0 || tid > INT32_MAX ? -1 : tid;
+}
+
+int gw_proc_each_task(pid_t pid, int (*fn)(void *arg, pid_t tid), void *arg)
+{
+	char path[64];
+	struct dirent *de;
+	DIR *d;
+	int ret = GCSWALK_OK;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return gw_proc_status_of_errno(errno);
+	while (ret >= 0 && (de = readdir(d)) != NULL) {
+		long tid = tid_of(de->d_name);
+
+		if (tid > 0)
+			ret = fn(arg, (pid_t)tid);
+	}
+	closedir(d);
+	return ret;
+}
+
+struct tid_list {
+	int *tids;
+	size_t n, cap;
+};
+
+static int add_tid(void *arg, pid_t tid)
+{
+	struct tid_list *l = arg;
+	int *n = gw_grow(l->tids, l->n, &l->cap, sizeof(*n));
+
+	if (!n)
+		return GCSWALK_E_NOMEM;
+	l->tids = n;
+	l->tids[l->n++] = (int)tid;
+	return GCSWALK_OK;
+}
+
+static int by_value(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+int gcswalk_proc_threads(int pid, int **tids, size_t *count)
+{
+	struct tid_list l = { NULL, 0, 0 };
+	int ret;
+
+	if (tids)
+		*tids = NULL;
+	if (count)
+		*count = 0;
+	if (!tids || !count || pid <= 0)
+		return GCSWALK_E_INVALID;
+	ret = gw_proc_each_task(pid, add_tid, &l);
+	if (ret < 0) {
+		free(l.tids);
+		return ret;
+	}
+	if (l.n == 0) {
+		free(l.tids);
+		return GCSWALK_E_NO_PROCESS;    /* every thread exited */
+	}
+	qsort(l.tids, l.n, sizeof(*l.tids), by_value);
+	*tids = l.tids;
+	*count = l.n;
+	return GCSWALK_OK;
+}
+
+/* A stat line is at most ~1.2 KiB (52 numbers and a 16-byte name); more
+ * than this is no stat line. */
+#define STAT_MAX 4096
+
+/* State, utime and stime from a stat line: the fields after the last ')'
+ * (the name may hold anything, parentheses included). */
+static int parse_stat(char *line, char *state, uint64_t *ticks)
+{
+	char *p = strrchr(line, ')'), *end;
+	unsigned long long ut, st;
+	int field;
+
+	if (!p || p[1] != ' ' || !p[2])
+		return -1;
+	*state = p[2];
+	p += 3;
+	/* Fields 4 to 13, then utime (14) and stime (15). */
+	for (field = 4; field < 14; field++) {
+		p = strchr(p, ' ');
+		if (!p)
+			return -1;
+		p++;
+	}
+	errno = 0;
+	ut = strtoull(p, &end, 10);
+	if (end == p || *end != ' ')
+		return -1;
+	p = end + 1;
+	st = strtoull(p, &end, 10);
+	if (end == p || errno)
+		return -1;
+	*ticks = ut + st;
+	return 0;
+}
+
+static int read_stat(int fd, char *buf, size_t cap)
+{
+	ssize_t r;
+
+	do
+		r = pread(fd, buf, cap - 1, 0);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return gw_proc_status_of_errno(errno);
+	if (r == 0)
+		return GCSWALK_E_NO_PROCESS;    /* a reaped thread reads empty */
+	if ((size_t)r == cap - 1)
+		return GCSWALK_E_IO;
+	buf[r] = '\0';
+	return GCSWALK_OK;
+}
+
+int gcswalk_proc_thread(int pid, int tid, int *stat_fd, struct gcswalk_proc_thread *info)
+{
+	char path[96], buf[STAT_MAX];
+	int fd = stat_fd ? *stat_fd : -1, first = fd < 0, ret, c;
+	uint64_t ticks = 0;
+	long hz;
+	char state;
+
+	if (pid <= 0 || tid <= 0 || !info || info->size < sizeof(*info))
+		return GCSWALK_E_INVALID;
+	if (fd < 0) {
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return gw_proc_status_of_errno(errno);
+	}
+	ret = read_stat(fd, buf, sizeof(buf));
+	if (ret == GCSWALK_OK && parse_stat(buf, &state, &ticks) != 0)
+		ret = GCSWALK_E_IO;
+	if (ret == GCSWALK_OK && first) {
+		char *status;
+
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/status", pid, tid);
+		status = gw_proc_read_file(path);
+		if (!status) {
+			ret = gw_proc_status_of_errno(errno);
+		} else {
+			size_t size = info->size;
+
+			memset(info, 0, size);
+			info->size = size;
+			info->tgid = (int)field_of(status, "\nTgid:", &c);
+			info->tracer_pid = (int)field_of(status, "\nTracerPid:", &c);
+			free(status);
+		}
+	}
+	if (stat_fd && *stat_fd < 0 && ret == GCSWALK_OK)
+		*stat_fd = fd;                  /* the caller's to close from now on */
+	else if (!stat_fd || *stat_fd != fd)
+		close(fd);
+	if (ret < 0)
+		return ret;
+	hz = sysconf(_SC_CLK_TCK);
+	info->state = state;
+	info->cpu_time_ns = hz > 0 ? ticks * (1000000000ULL / (uint64_t)hz) : 0;
+	return GCSWALK_OK;
+}
+
+/* Whether the blank-separated list S holds the word FLAG. */
+static int has_flag(const char *s, const char *flag)
+{
+	size_t n = strlen(flag);
+
+	for (;;) {
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (!*s)
+			return 0;
+		if (strncmp(s, flag, n) == 0 && (s[n] == ' ' || s[n] == '\t' || !s[n]))
+			return 1;
+		while (*s && *s != ' ' && *s != '\t')
+			s++;
+	}
+}
+
+/* smaps: a header line "lo-hi perms offset dev inode [name]" per mapping,
+ * then "Key: value" lines, among them "VmFlags: rd wr ... ss ...". */
+int gw_proc_load_regions(struct gcswalk_target *t)
+{
+	char path[64], *text, *line, *next;
+	unsigned long long lo = 0, hi = 0;
+	int ret = GCSWALK_OK, have = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/smaps", (int)t->pid);
+	text = gw_proc_read_file(path);
+	if (!text)
+		return gw_fail_errno(t, gw_proc_status_of_errno(errno), errno, "%s", path);
+	for (line = text; *line && ret >= 0; line = next) {
+		char *nl = strchr(line, '\n');
+		unsigned long long l, h;
+		int name_at = 0;
+
+		next = nl ? nl + 1 : line + strlen(line);
+		if (nl)
+			*nl = '\0';
+		if (strncmp(line, "VmFlags:", 8) == 0) {
+			if (have && has_flag(line + 8, "ss"))
+				ret = gw_target_add_region(t, GCSWALK_REGION_GCS, lo, hi);
+			have = 0;
+			continue;
+		}
+		/* Into temporaries: "AnonHugePages:" starts with a hex digit
+		 * too, and a failed match may still have stored one number. */
+		if (sscanf(line, "%llx-%llx %*s %*s %*s %*s %n", &l, &h, &name_at) == 2 && h > l) {
+			lo = l;
+			hi = h;
+			have = 1;
+			if (name_at > 0 && strcmp(line + name_at, "[vdso]") == 0)
+				ret = gw_target_add_region(t, GCSWALK_REGION_VDSO, lo, hi);
+		}
+	}
+	free(text);
+	return ret < 0 ? gw_fail(t, ret, "out of memory") : GCSWALK_OK;
+}

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Host test of the facts that need no GCS: build-ids of files (a probe
+ * linked with known build-id bytes), of a target's mappings (cached), the
+ * /proc calls on this very process (threads, states, CPU time through a
+ * kept stat descriptor, a thread that is gone), and gcswalk_system_gcs().
+ *
+ * Usage: gcswalk-facts-test PROBE   (PROBE: linked with
+ *        --build-id=0x0123456789abcdef0011223344556677)
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "chain-text.h"
+#include "gcswalk.h"
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#include "tap.h"
+#pragma GCC diagnostic pop
+
+static const unsigned char probe_id[] = { 0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef,
+					  0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77 };
+
+static void test_build_ids(const char *probe)
+{
+	struct gcswalk_mapping maps[3] = { { 0x400000, 0x401000, 0, probe },
+					   { 0x500000, 0x501000, 0, "/nonexistent/lib.so" },
+					   { 0x600000, 0x601000, 0x1000, probe } };
+	const unsigned char *id1 = NULL, *id2 = NULL;
+	unsigned char *id = NULL;
+	gcswalk_target *t = NULL;
+	size_t n = 0, n2 = 0;
+	int ok;
+
+	ok = gcswalk_file_build_id(probe, &id, &n) == GCSWALK_OK && n == sizeof(probe_id) &&
+	     memcmp(id, probe_id, n) == 0;
+	free(id);
+	tap_result(ok, "build-id: the probe's known bytes");
+	ok = gcswalk_file_build_id("/nonexistent/file", &id, &n) == GCSWALK_E_IO && !id && !n &&
+	     gcswalk_file_build_id("/proc/self/status", &id, &n) == GCSWALK_E_NO_SYMBOL && !id &&
+	     gcswalk_file_build_id(NULL, &id, &n) == GCSWALK_E_INVALID;
+	tap_result(ok, "build-id: a missing file is IO, a text file NO_SYMBOL, NULL INVALID");
+	ok = gcswalk_target_open_mappings(&t, 1, maps, 3, NULL) == GCSWALK_OK &&
+	     gcswalk_target_mapping_build_id(t, 0, &id1, &n) == GCSWALK_OK &&
+	     n == sizeof(probe_id) && memcmp(id1, probe_id, n) == 0 &&
+	     gcswalk_target_mapping_build_id(t, 2, &id2, &n2) == GCSWALK_OK && id2 == id1 &&
+	     gcswalk_target_mapping_build_id(t, 1, &id2, &n2) == GCSWALK_E_IO && !id2 &&
+	     gcswalk_target_mapping_build_id(t, 3, &id2, &n2) == GCSWALK_E_INVALID;
+	tap_result(ok, "build-id: per mapping, cached per file, errors per mapping");
+	gcswalk_target_close(t);
+}
+
+static atomic_int stop_spinning;
+
+static void *spin(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&stop_spinning))
+		;
+	return NULL;
+}
+
+static int find_tid(const int *tids, size_t n, int tid)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (tids[i] == tid)
+			return 1;
+	return 0;
+}
+
+static void test_proc(void)
+{
+	struct gcswalk_proc_thread a, b;
+	struct timespec ts = { 0, 100 * 1000 * 1000 };
+	pthread_t th;
+	int *tids = NULL, fd = -1, spinner = 0, fds_before = count_open_fds(), ok, ret;
+	size_t n = 0, i;
+
+	if (pthread_create(&th, NULL, spin, NULL) != 0) {
+		tap_skip("proc: threads, state, CPU time", "cannot start a thread");
+		return;
+	}
+	ok = gcswalk_proc_threads(getpid(), &tids, &n) == GCSWALK_OK && n >= 2 &&
+	     find_tid(tids, n, getpid());
+	for (i = 1; ok && i < n; i++)
+		ok = tids[i - 1] < tids[i];
+	for (i = 0; ok && i < n; i++)
+		if (tids[i] != getpid())
+			spinner = tids[i];
+	free(tids);
+	ok = ok && spinner > 0 && gcswalk_proc_threads(999999999, &tids, &n) == GCSWALK_E_NO_PROCESS;
+	tap_result(ok, "proc: this process's threads, ascending; a missing pid is NO_PROCESS");
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	ret = gcswalk_proc_thread(getpid(), spinner, &fd, &a);
+	ok = ret == GCSWALK_OK && fd >= 0 && a.tgid == getpid() && a.tracer_pid == 0 &&
+	     a.state == 'R';
+	/* A shared machine may give the spinner little CPU: wait for 20 ms
+	 * of it, for at most 5 s. */
+	b = a;
+	b.tgid = -5;                    /* left alone when the fd is kept */
+	for (i = 0; ok && i < 50; i++) {
+		nanosleep(&ts, NULL);
+		ret = gcswalk_proc_thread(getpid(), spinner, &fd, &b);
+		if (ret != GCSWALK_OK || b.cpu_time_ns >= a.cpu_time_ns + 20000000)
+			break;
+	}
+	ok = ok && ret == GCSWALK_OK && b.tgid == -5 && b.cpu_time_ns >= a.cpu_time_ns + 20000000;
+	if (!ok)
+		tap_diag("proc_thread: %s; state %c, %llu then %llu ns", gcswalk_strerror(ret),
+			 a.state, (unsigned long long)a.cpu_time_ns, (unsigned long long)b.cpu_time_ns);
+	tap_result(ok, "proc: a spinning thread is R, its CPU time grows, through a kept stat fd");
+	atomic_store(&stop_spinning, 1);
+	pthread_join(th, NULL);
+	ok = gcswalk_proc_thread(getpid(), spinner, &fd, &b) == GCSWALK_E_NO_PROCESS &&
+	     gcswalk_proc_thread(getpid(), spinner, NULL, &b) == GCSWALK_E_NO_PROCESS;
+	if (fd >= 0)
+		close(fd);
+	a.size = sizeof(a) - 1;
+	ok = ok && gcswalk_proc_thread(getpid(), getpid(), NULL, &a) == GCSWALK_E_INVALID;
+	a.size = sizeof(a);
+	ok = ok && gcswalk_proc_thread(getpid(), getpid(), NULL, &a) == GCSWALK_OK &&
+	     a.tgid == getpid() && count_open_fds() == fds_before;
+	tap_result(ok, "proc: a joined thread is NO_PROCESS; sizes checked; no descriptor left open");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: gcswalk-facts-test PROBE\n");
+		return 2;
+	}
+	tap_plan(7);
+#if defined(__aarch64__)
+	tap_result(gcswalk_system_gcs() == GCSWALK_OK || gcswalk_system_gcs() == GCSWALK_E_NO_GCS_CPU,
+		   "system: GCS or not, on arm64");
+#else
+	tap_result(gcswalk_system_gcs() == GCSWALK_E_UNSUPPORTED, "system: not an arm64 build");
+#endif
+	test_build_ids(argv[1]);
+	test_proc();
+	tap_finish();
+}
