@@ -6,6 +6,11 @@
 # staged in this build are under /opt/gcsprof). Labelled "guest" and
 # "kernel:<kernel>". Exit status 4 (TAP skip) counts as skipped. EL2 boots
 # the kernel at EL2 (QEMU's virtualization=on).
+#
+# Every test of the project kernel has a twin on the debug kernel
+# (kernel/build --debug: KASAN, lockdep, UBSAN, kmemleak), "<name>.debug",
+# labelled "debug-kernel" too, with three times the time: scripts/check
+# leaves them out; `ctest -L debug-kernel` runs them.
 function(gcsprof_guest_test)
   cmake_parse_arguments(GT "EL2" "NAME;CPU;APPEND;TIMEOUT" "KERNELS;COMMAND" ${ARGN})
   if(NOT GT_TIMEOUT)
@@ -21,14 +26,24 @@ function(gcsprof_guest_test)
   if(GT_APPEND)
     list(APPEND extra --append ${GT_APPEND})
   endif()
-  foreach(kernel IN LISTS GT_KERNELS)
+  set(kernels ${GT_KERNELS})
+  if("project" IN_LIST kernels)
+    list(APPEND kernels debug)
+  endif()
+  foreach(kernel IN LISTS kernels)
     set(test ${GT_NAME}.${kernel})
+    set(timeout ${GT_TIMEOUT})
+    set(labels "guest;kernel:${kernel}")
+    if(kernel STREQUAL "debug")
+      math(EXPR timeout "${GT_TIMEOUT} * 3")
+      list(APPEND labels debug-kernel)
+    endif()
     add_test(NAME ${test}
-      COMMAND ${GCSPROF_VM_RUN} --kernel ${kernel} ${extra} --timeout ${GT_TIMEOUT}
+      COMMAND ${GCSPROF_VM_RUN} --kernel ${kernel} ${extra} --timeout ${timeout}
               --stage ${GCSPROF_STAGE} -- ${GT_COMMAND})
-    math(EXPR ctest_timeout "${GT_TIMEOUT} + 60")
+    math(EXPR ctest_timeout "${timeout} + 60")
     set_tests_properties(${test} PROPERTIES
-      LABELS "guest;kernel:${kernel}"
+      LABELS "${labels}"
       SKIP_RETURN_CODE 4
       TIMEOUT ${ctest_timeout})
   endforeach()

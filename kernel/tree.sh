@@ -83,11 +83,13 @@ kernel_apply() {
 	}
 }
 
-# kernel_configure : tinyconfig plus every kernel/config/*.config, then
-# check that each option the fragments ask for took effect (Kconfig drops
-# options whose dependencies are unmet without failing).
+# kernel_configure [FRAGMENT...] : tinyconfig plus the fragments (default:
+# every kernel/config/*.config), then check that each option the fragments
+# ask for took effect (Kconfig drops options whose dependencies are unmet
+# without failing).
 kernel_configure() {
-	local frags=("$GCSPROF_TOP"/kernel/config/*.config) line sym want got
+	local frags=("$@") line sym want got
+	[ $# -gt 0 ] || frags=("$GCSPROF_TOP"/kernel/config/*.config)
 	mkdir -p "$KERNEL_OUT"
 	"${KERNEL_MAKE[@]}" -C "$KERNEL_TREE" O="$KERNEL_OUT" tinyconfig >/dev/null ||
 		die "make tinyconfig failed"
