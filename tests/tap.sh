@@ -60,3 +60,31 @@ tap_done() {
 	fi
 	exit 0
 }
+
+# tap_groups "ALL GROUPS" [GROUP...]: run the test groups named (all of
+# them when none is, or "all"), each the function t_GROUP after a comment
+# line naming it, then end the TAP stream.
+tap_groups() {
+	tap_all=$1
+	shift
+	tap_list=${*:-all}
+	[ "$tap_list" = all ] && tap_list=$tap_all
+	for tap_g in $tap_list; do
+		echo "# --- $tap_g"
+		"t_$tap_g"
+	done
+	tap_done
+}
+
+# share_libc: in the guest, copy the dynamic loader and the C library
+# into /share/root (at their paths and at the files they link to), so that
+# a host reading cores and profiles made here has the guest's own copies.
+share_libc() {
+	for tap_f in /lib/ld-linux-aarch64.so.1 /lib/aarch64-linux-gnu/libc.so.6; do
+		[ -e "$tap_f" ] || continue
+		tap_r=$(readlink -f "$tap_f")
+		mkdir -p "/share/root$(dirname "$tap_f")" "/share/root$(dirname "$tap_r")"
+		cp "$tap_r" "/share/root$tap_f"
+		cp "$tap_r" "/share/root$tap_r"
+	done
+}

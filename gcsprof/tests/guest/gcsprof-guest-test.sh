@@ -535,19 +535,7 @@ t_for_host() {
 		[ -f "$f" ] || continue
 		mkdir -p "/share/root$(dirname "$f")" && cp "$f" "/share/root$f"
 	done
-	for f in /lib/ld-linux-aarch64.so.1 /lib/aarch64-linux-gnu/libc.so.6; do
-		[ -e "$f" ] || continue
-		r=$(readlink -f "$f")
-		mkdir -p "/share/root$(dirname "$f")" "/share/root$(dirname "$r")"
-		cp "$r" "/share/root$f"
-		cp "$r" "/share/root$r"
-	done
+	share_libc
 }
 
-tests=${*:-all}
-[ "$tests" = all ] && tests="split threads signals attach wall smash errors perf"
-for t in $tests; do
-	echo "# --- $t"
-	"t_$t"
-done
-tap_done
+tap_groups "split threads signals attach wall smash errors perf" "$@"

@@ -159,10 +159,4 @@ t_enospc() {
 	busybox umount small
 }
 
-groups=${*:-all}
-[ "$groups" = all ] && groups="kill_recorder kill_target attach_exit churn setuid enospc"
-for g in $groups; do
-	echo "# group $g"
-	"t_$g"
-done
-tap_done
+tap_groups "kill_recorder kill_target attach_exit churn setuid enospc" "$@"

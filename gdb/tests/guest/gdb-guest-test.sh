@@ -235,18 +235,7 @@ t_for_host() {
 		cp $f.core $f.txt $f.inspect.txt /share/ 2>/dev/null
 		mkdir -p /share/root$T && cp $T/gcsprof-$f /share/root$T/
 	done
-	for f in /lib/ld-linux-aarch64.so.1 /lib/aarch64-linux-gnu/libc.so.6; do
-		r=$(readlink -f "$f")
-		mkdir -p "/share/root$(dirname "$f")" "/share/root$(dirname "$r")"
-		cp "$r" "/share/root$f"
-		cp "$r" "/share/root$r"
-	done
+	share_libc
 }
 
-tests=${*:-all}
-[ "$tests" = all ] && tests="errors live attach signal threads smash deep nogcs"
-for t in $tests; do
-	echo "# --- $t"
-	"t_$t"
-done
-tap_done
+tap_groups "errors live attach signal threads smash deep nogcs" "$@"
