@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A target that keeps a recorder busy with its process tree: it forks
- * NPROC children (each spins a little and exits with status i % 100) and
+ * NPROC children (each spins for 50 ms, long enough for a CPU-time
+ * sampler to see it, and exits with status i % 100) and
  * creates NTHREADS short-lived threads, BATCH at a time, while its main
  * thread spins too. It checks every child's status and every thread's
  * result, prints one summary line and exits 0 only when all were right,
@@ -37,7 +38,7 @@ static void *thread_main(void *arg)
 
 static NOINLINE int child_work(int i)
 {
-	spin(2);
+	spin_for(0.05);
 	KEEP_FRAME();
 	return i % 100;
 }
