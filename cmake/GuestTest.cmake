@@ -34,14 +34,20 @@ function(gcsprof_guest_test)
     set(test ${GT_NAME}.${kernel})
     set(timeout ${GT_TIMEOUT})
     set(labels "guest;kernel:${kernel}")
+    set(boot)
+    set(boot_s 0)
     if(kernel STREQUAL "debug")
+      # KASAN, lockdep and kmemleak make the boot alone take minutes
+      # under TCG.
       math(EXPR timeout "${GT_TIMEOUT} * 3")
       list(APPEND labels debug-kernel)
+      set(boot --boot-timeout 600)
+      set(boot_s 600)
     endif()
     add_test(NAME ${test}
-      COMMAND ${GCSPROF_VM_RUN} --kernel ${kernel} ${extra} --timeout ${timeout}
+      COMMAND ${GCSPROF_VM_RUN} --kernel ${kernel} ${extra} ${boot} --timeout ${timeout}
               --stage ${GCSPROF_STAGE} -- ${GT_COMMAND})
-    math(EXPR ctest_timeout "${timeout} + 60")
+    math(EXPR ctest_timeout "${timeout} + ${boot_s} + 60")
     set_tests_properties(${test} PROPERTIES
       LABELS "${labels}"
       SKIP_RETURN_CODE 4
