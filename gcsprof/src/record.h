@@ -228,10 +228,9 @@ int rec_sample_round(struct recorder *r, int *stop_sig);
 int rec_vdso_load(struct rec_vdso *v);
 int rec_vdso_write(FILE *f, const struct rec_vdso *v);
 void rec_vdso_free(struct rec_vdso *v);
-/* Whether target T (a live process) has a region of KIND (a GCS, the
- * vDSO), and where its vDSO starts (0: none). */
-int rec_has_region(gcswalk_target *t, enum gcswalk_region_kind kind);
-uint64_t rec_vdso_start(gcswalk_target *t);
+/* Where the first region of KIND (a GCS, the vDSO) of target T (a live
+ * process) starts; 0: it has none. */
+uint64_t rec_region_start(gcswalk_target *t, enum gcswalk_region_kind kind);
 /* Write the "[vdso]" mapping of address space ASID, at START. */
 int rec_vdso_mapping(struct recorder *r, unsigned asid, pid_t pid, uint64_t start);
 

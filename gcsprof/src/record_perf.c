@@ -317,7 +317,7 @@ static int perf_attach(struct recorder *r, pid_t pid)
 		free(msg);
 		return ret;
 	}
-	if (r->o->fallback == REC_FALLBACK_NONE && !rec_has_region(t, GCSWALK_REGION_GCS)) {
+	if (r->o->fallback == REC_FALLBACK_NONE && !rec_region_start(t, GCSWALK_REGION_GCS)) {
 		gcswalk_target_close(t);
 		return gp_error(GP_EXIT_TARGET_NO_GCS,
 				"process %d runs without GCS: start it with "
@@ -327,7 +327,7 @@ static int perf_attach(struct recorder *r, pid_t pid)
 	p = perf_process(r, pid);
 	ret = p ? 0 : gp_error(GP_EXIT_SYSTEM, "out of memory");
 	if (p)
-		p->vdso = rec_vdso_start(t);
+		p->vdso = rec_region_start(t, GCSWALK_REGION_VDSO);
 	n = gcswalk_target_mapping_count(t);
 	for (i = 0; i < n && !ret; i++) {
 		struct gcswalk_mapping m;
@@ -336,8 +336,10 @@ static int perf_attach(struct recorder *r, pid_t pid)
 
 		if (gcswalk_target_mapping(t, i, &m) != GCSWALK_OK || !m.path)
 			continue;
-		if (gcswalk_target_mapping_build_id(t, i, &id, &id_size) != GCSWALK_OK)
-			id = NULL, id_size = 0;
+		if (gcswalk_target_mapping_build_id(t, i, &id, &id_size) != GCSWALK_OK) {
+			id = NULL;
+			id_size = 0;
+		}
 		ret = perf_note_mapping(r, p, m.start, m.end, m.offset, m.path, id,
 					(unsigned)id_size);
 	}

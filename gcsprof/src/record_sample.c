@@ -480,7 +480,7 @@ static int sample_process(struct recorder *r, struct process *p, uint64_t time_n
 			return 0;
 		}
 		maps_credits_reset(p, rec_now_ns());
-		p->vdso = rec_vdso_start(p->target);
+		p->vdso = rec_region_start(p->target, GCSWALK_REGION_VDSO);
 		ret = sync_mappings(r, p);
 	}
 	for (i = 0; i < r->nthreads && ret == 0; i++) {

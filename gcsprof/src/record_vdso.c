@@ -93,7 +93,7 @@ void rec_vdso_free(struct rec_vdso *v)
 	memset(v, 0, sizeof(*v));
 }
 
-int rec_has_region(gcswalk_target *t, enum gcswalk_region_kind kind)
+uint64_t rec_region_start(gcswalk_target *t, enum gcswalk_region_kind kind)
 {
 	size_t i, n = gcswalk_target_region_count(t);
 
@@ -101,19 +101,6 @@ int rec_has_region(gcswalk_target *t, enum gcswalk_region_kind kind)
 		struct gcswalk_region g = { .size = sizeof(g) };
 
 		if (gcswalk_target_region(t, i, &g) == GCSWALK_OK && g.kind == kind)
-			return 1;
-	}
-	return 0;
-}
-
-uint64_t rec_vdso_start(gcswalk_target *t)
-{
-	size_t i, n = gcswalk_target_region_count(t);
-
-	for (i = 0; i < n; i++) {
-		struct gcswalk_region g = { .size = sizeof(g) };
-
-		if (gcswalk_target_region(t, i, &g) == GCSWALK_OK && g.kind == GCSWALK_REGION_VDSO)
 			return g.start;
 	}
 	return 0;
