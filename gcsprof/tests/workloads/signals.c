@@ -40,10 +40,12 @@ int main(int argc, char **argv)
 	sa.sa_handler = on_usr1;
 	if (sigaction(SIGUSR1, &sa, NULL) != 0)
 		return 1;
-	/* Busy long enough for a CPU profile at 99 Hz to see the parent
-	 * (a few tenths of a second under emulation). */
+	/* Busy for 0.4 s of clock time, so a CPU profile at 99 Hz sees the
+	 * parent however fast the machine: a fixed amount of work took a few
+	 * tenths of a second under emulation on one host and too little for
+	 * any sample on a faster one. */
 	for (i = 0; i < 10; i++) {
-		sink += spin(50);
+		sink += spin_for(0.04);
 		if (kill(getpid(), SIGUSR1) != 0)
 			return 1;
 	}
