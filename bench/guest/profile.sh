@@ -1,117 +1,243 @@
 #!/bin/sh
-# Every way of taking call chains, side by side in one guest run, on one
-# -O2 -fomit-frame-pointer workload (gcsprof-split: main -> path_a ->
-# burn_a three times out of four, main -> path_b -> burn_b once) at one
-# sampling rate. Prints one raw line per method and repetition.
+# The profiling half of bench/: every method on every workload, in this
+# one boot, each run REPEAT times. Runs in the QEMU guest (bench/run boots
+# it) and prints one raw line a run:
+#   prof|WORKLOAD|PARAM|METHOD|REP|SAMPLES|CPU_S|IN|EXACT|WORK|BASE|BYTES|POST_NS
+# SAMPLES taken; CPU_S the CPU time they stand for (the rate asked is HZ a
+# second of it); IN the samples in scope and EXACT those with the true
+# chain (lib.sh: judge); WORK the work the target did while profiled and
+# BASE without a profiler (rounds, or for a fixed job 1e12 / its ns), so
+# the slowdown is 1 - WORK / BASE; BYTES the recording on disk; POST_NS
+# the post-processing (gcsprof report, perf script) of it. A method that
+# cannot run here prints "fail|WORKLOAD|PARAM|METHOD|why" instead.
 #
-# Runs in the QEMU guest (bench/methods boots it, and makes the table from
-# the raw lines this prints: "raw|NAME|SAMPLES|SECONDS|IN_PATHS|EXACT|
-# ROUNDS|BASELINE_ROUNDS|BYTES|POST_NS", one per method and repetition).
-# Environment: HZ (default 499), SECONDS_EACH (default 5), REPEAT
-# (default 1).
-#
-# Figures, per method:
-#  - samples/s: samples taken, over the workload's run time;
-#  - exact: the share of the samples in the two paths (a chain that names
-#    burn_a or burn_b) whose chain is the true one, _start ... main ->
-#    path_X -> burn_X (consecutive repeats of a frame are merged first: perf
-#    adds the leaf's caller again from the link register);
-#  - slowdown: rounds of work the workload did, against a run without a
-#    profiler (same time);
-#  - bytes/sample: the recording's file size over its samples;
-#  - post-processing: gcsprof report (folded) or perf script, per sample.
-#
-# "perf fp (frame records)" is perf record -g with the kernel told to walk
-# frame records (kernel.perf_callchain_gcs=0), as every other kernel does;
-# "perf fp (GCS)" is the same command with this kernel's GCS call chains.
+# Environment: HZ (default 499), SECONDS_EACH (3), REPEAT (5), QUICK (1:
+# fewer workloads, for CI's check that the pipeline works).
 set -u
 T=/opt/gcsprof/tests
+B=/opt/gcsprof/bench
 HZ=${HZ:-499}
-SECS=${SECONDS_EACH:-5}
-REPEAT=${REPEAT:-1}
+SECS=${SECONDS_EACH:-3}
+REPEAT=${REPEAT:-5}
+QUICK=${QUICK:-0}
+# Every target runs with GCS on, whatever the method: the same program in
+# the same state for all. (Run the tools themselves without it: perf and
+# elfutils load unmarked libraries.)
 GCS3=glibc.cpu.aarch64_gcs=3
-SYSCTL=/proc/sys/kernel/perf_callchain_gcs
+SYSCTL_GCS=/proc/sys/kernel/perf_callchain_gcs
+SYSCTL_STACK=/proc/sys/kernel/perf_event_max_stack
+# shellcheck source=lib.sh
+. "$B/lib.sh"
 work=${BENCH_DIR:-/tmp/bench}
 mkdir -p "$work" && cd "$work" || exit 1
-awk() { if command -v mawk >/dev/null; then mawk "$@"; else busybox awk "$@"; fi; }
-now_ns() { date +%s%N; }
-rounds_of() { sed -n 's/^split: \([0-9]*\) rounds$/\1/p' "$1"; }
 
-# exact FILE: "IN EXACT" from chains given one per line, root first, frames
-# joined by ';', an optional count last (folded stacks).
-exact() {
-	awk '{
-		n = 1
-		if ($NF ~ /^[0-9]+$/) { n = $NF; $NF = "" }
-		k = split($0, f, ";")
-		s = ""; prev = ""
-		for (i = 1; i <= k; i++) {
-			g = f[i]; sub(/ +$/, "", g); sub(/ \(.*\)$/, "", g)
-			if (g != prev) s = s ";" g
-			prev = g
-		}
-		if (s !~ /;burn_[ab](;|$)/) next
-		in_paths += n
-		if (s ~ /^;_start;/ && (s ~ /;main;path_a;burn_a(;|$)/ || s ~ /;main;path_b;burn_b(;|$)/))
-			good += n
-	} END { print in_paths + 0, good + 0 }' "$1"
+if [ "$QUICK" = 1 ]; then
+	workloads="split depth:8 depth:512 busy:4 gzip"
+else
+	workloads="split depth:8 depth:64 depth:512 depth:2000 busy:1 busy:4 busy:16 busy:64 gzip"
+fi
+methods="gcsprof-perf gcsprof-ptrace perf-fp perf-fp-gcs perf-dwarf-8k perf-dwarf-64k eu-stackprof"
+
+# Deep chains need a longer limit than perf's 127 entries, for gcsprof's
+# perf method and perf's fp mode alike (both read this sysctl).
+old_stack=$(cat $SYSCTL_STACK)
+echo 4096 >$SYSCTL_STACK || exit 1
+trap 'echo "$old_stack" >$SYSCTL_STACK' EXIT
+
+# The real program's input: 4 MB of text that compresses like source code.
+if ! [ -s gzip.in ]; then
+	seq 1 400000 | sed 's/\(.*\)/line \1: the quick brown fox \1/' | head -c 4000000 >gzip.in
+fi
+
+# target WORKLOAD PARAM: the command line of a workload.
+target() {
+	case $1 in
+	split) echo "$T/gcsprof-split $SECS" ;;
+	depth) echo "$B/bench-depth $SECS $2" ;;
+	busy) echo "$B/bench-busy $SECS $2" ;;
+	gzip) echo "gzip -9 -c $work/gzip.in" ;;
+	esac
 }
 
-# perf script's blocks (leaf first) as root-first folded lines.
-perf_folded() {
-	awk 'BEGIN { RS = ""; FS = "\n" } {
-		s = ""
-		for (i = NF; i >= 1; i--) {
-			line = $i; sub(/^[ \t]*[0-9a-f]+ /, "", line)
-			if (line == "" || line ~ /^[^ ]+ +[0-9]+ /) continue
-			s = s (s == "" ? "" : ";") line
-		}
-		if (s != "") print s " 1"
-	}' "$1"
-}
-
-row() { # row NAME SAMPLES SECS EXACT_IN EXACT_GOOD ROUNDS BYTES POST_NS
-	echo "raw|$1|$2|$3|$4|$5|$6|$base|$7|$8"
-}
-
-gcsprof_run() { # gcsprof_run METHOD
-	gcsprof record -q --method "$1" -F "$HZ" --gcs-tunable 3 -o g.data -- \
-		$T/gcsprof-split "$SECS" >g.out 2>g.err || { cat g.err >&2; return 1; }
+# run_target WORKLOAD PARAM OUT [PROFILER...]: runs the workload (under
+# the profiler's command line if given), its output in OUT, and sets
+# work (see the header) and cpu_s.
+run_target() {
+	w=$1 p=$2 out=$3
+	shift 3
+	# shellcheck disable=SC2046 # the command line, split on purpose
+	set -- "$@" env GLIBC_TUNABLES=$GCS3 $(target "$w" "$p")
 	t0=$(now_ns)
-	gcsprof report g.data -f folded -o g.folded 2>/dev/null
+	if [ "$w" = gzip ]; then
+		"$@" >/dev/null 2>"$out.err"
+	else
+		"$@" >"$out" 2>"$out.err"
+	fi
+	rc=$?
 	t1=$(now_ns)
-	# shellcheck disable=SC2046 # two numbers, split on purpose
-	set -- $(exact g.folded)
-	row "gcsprof $m" "$(grep -c '^sample ' g.data)" "$SECS" "$1" "$2" "$(rounds_of g.out)" \
-		"$(stat -c %s g.data)" $((t1 - t0))
+	case $w in
+	split | depth) work=$(sed -n 's/^[a-z]*: \([0-9]*\) rounds$/\1/p' "$out") cpu_s=$SECS ;;
+	busy)
+		work=$(sed -n 's/^busy: \([0-9]*\) rounds.*/\1/p' "$out")
+		cpu_s=$(sed -n 's/.*cpu \([0-9.]*\) s$/\1/p' "$out")
+		;;
+	gzip) work=$((1000000000000 / (t1 - t0))) cpu_s=$(awk -v n=$((t1 - t0)) 'BEGIN { print n / 1e9 }') ;;
+	esac
+	[ -n "$work" ] || work=0
+	[ -n "${cpu_s:-}" ] || cpu_s=0
+	return $rc
 }
 
-perf_run() { # perf_run NAME GCS(0|1) CALLGRAPH
-	echo "$2" >$SYSCTL
-	perf record -q -e cycles:u --call-graph "$3" -F "$HZ" -o p.data -- \
-		env GLIBC_TUNABLES=$GCS3 $T/gcsprof-split "$SECS" >p.out 2>p.err
-	echo 1 >$SYSCTL
+# mode_of WORKLOAD PARAM: judge's mode and parameter for the workload.
+mode_of() {
+	case $1 in
+	split) echo "split 0" ;;
+	depth) echo "depth $2" ;;
+	busy) echo "busy 0" ;;
+	gzip) echo "ref $work/gzip.edges" ;;
+	esac
+}
+
+# perf_method KEY WORKLOAD PARAM CALLGRAPH GCS(0|1): perf record, then
+# perf script into folded chains (KEY.folded).
+perf_method() {
+	name=$1 w=$2 p=$3 cg=$4
+	if [ -e $SYSCTL_GCS ]; then
+		echo "$5" >$SYSCTL_GCS
+	elif [ "$5" = 1 ]; then
+		echo "this kernel takes no call chains from the GCS" >&2
+		return 1
+	fi
+	run_target "$w" "$p" "$name.out" perf record -q -e cycles:u --call-graph "$cg" -F "$HZ" \
+		-o "$name.data" --
+	rc=$?
+	[ -e $SYSCTL_GCS ] && echo 1 >$SYSCTL_GCS
+	[ $rc = 0 ] || { tail -n 2 "$name.out.err" >&2; return 1; }
 	t0=$(now_ns)
-	perf script -i p.data --no-inline -F ip,sym >p.txt 2>/dev/null
-	t1=$(now_ns)
-	perf_folded p.txt >p.folded
-	# shellcheck disable=SC2046 # two numbers, split on purpose
-	set -- "$1" $(exact p.folded)
-	row "$1" "$(wc -l <p.folded)" "$SECS" "$2" "$3" "$(rounds_of p.out)" "$(stat -c %s p.data)" \
-		$((t1 - t0))
+	perf script -i "$name.data" --no-inline -F ip,sym >"$name.txt" 2>/dev/null
+	post_ns=$(($(now_ns) - t0))
+	perf_folded "$name.txt" "$name.folded"
+	bytes=$(stat -c %s "$name.data")
+	rm -f "$name.data" "$name.txt"
 }
 
-[ -e $SYSCTL ] || { echo "this kernel takes no call chains from the GCS" >&2; exit 4; }
-echo "info|$(uname -r)|$(nproc)|$HZ|$SECS|$REPEAT|$(date -u +%Y-%m-%dT%H:%MZ)"
-i=0
-while [ $i -lt "$REPEAT" ]; do
-	# A run without a profiler in every repetition: the emulated CPU's
-	# speed drifts with the host's load.
-	env GLIBC_TUNABLES=$GCS3 $T/gcsprof-split "$SECS" >base.out
-	base=$(rounds_of base.out)
-	for m in perf ptrace; do gcsprof_run $m; done
-	perf_run "perf fp (frame records)" 0 fp
-	perf_run "perf fp (GCS)" 1 fp
-	perf_run "perf dwarf 8 KB" 0 dwarf,8192
-	i=$((i + 1))
+# gcsprof_method KEY WORKLOAD PARAM METHOD
+gcsprof_method() {
+	name=$1 w=$2 p=$3
+	if [ "$4" = perf ] && ! [ -e $SYSCTL_GCS ]; then
+		echo "this kernel takes no call chains from the GCS" >&2
+		return 1
+	fi
+	run_target "$w" "$p" "$name.out" gcsprof record -q --method "$4" -F "$HZ" \
+		-o "$name.data" -- || { tail -n 2 "$name.out.err" >&2; return 1; }
+	t0=$(now_ns)
+	gcsprof report "$name.data" -f folded -o "$name.folded" 2>/dev/null
+	post_ns=$(($(now_ns) - t0))
+	bytes=$(stat -c %s "$name.data")
+	rm -f "$name.data"
+}
+
+# eu-stackprof unwinds as it samples (DWARF, from an 8 KB stack copy, at
+# its own fixed 1000 Hz: it has no rate option) and prints no symbols,
+# only each frame's address (-vvv). A chain cannot be checked name by
+# name: it counts as exact at most when it has the true chain's length
+# (truelen, from gcsprof's exact chains of this workload) and no address
+# still carrying a pointer authentication code (the arm64 unwinder of
+# elfutils 0.196 does not strip it from the return addresses of
+# PAC-built code, and the unwind goes astray there).
+eu_method() {
+	name=$1 w=$2 p=$3
+	if [ "$w" = gzip ] || [ -z "${truelen:-}" ]; then
+		echo "no symbols in its output to check this workload's chains against" >&2
+		return 1
+	fi
+	run_target "$w" "$p" "$name.out" eu-stackprof -vvv -n 4096 -- ||
+		{ tail -n 2 "$name.out.err" >&2; return 1; }
+	post_ns=0 bytes=0
+	awk -v want="$truelen" '
+	function flush() { if (n) { total++; if (n == want && !bad) good++ } n = 0; bad = 0 }
+	/^find_dwfl / { flush(); next }
+	/^\* frame / {
+		n++
+		if (match($0, /raw_pc=[0-9a-f]+/) && RLENGTH - 7 > 12) bad = 1
+	}
+	END { flush(); print total + 0, good + 0 }' "$name.out.err" >"$name.judged"
+	rm -f "$name.out.err"
+}
+
+# truelen_of FOLDED: the length of the most common exact chain (judge
+# with the mode's rules) in gcsprof's folded chains, for eu-stackprof.
+truelen_of() {
+	# shellcheck disable=SC2046 # mode and parameter, split on purpose
+	set -- $(mode_of "$w" "$p") "$1"
+	[ "$1" = ref ] && return
+	awk '{ n = $NF; $NF = ""; k = split($0, f, ";"); len[k] += n }
+	END { for (k in len) if (len[k] > best) { best = len[k]; b = k } if (b) print b }' "$3"
+}
+
+# method KEY WORKLOAD PARAM: one run of a method, leaving its chains in
+# KEY.folded (eu-stackprof: its judged "SAMPLES EXACT" in KEY.judged) and
+# bytes and post_ns set; fails with the reason on stderr.
+method() {
+	case $1 in
+	gcsprof-perf) gcsprof_method "$1" "$2" "$3" perf ;;
+	gcsprof-ptrace) gcsprof_method "$1" "$2" "$3" ptrace ;;
+	perf-fp) perf_method "$1" "$2" "$3" fp 0 ;;
+	perf-fp-gcs) perf_method "$1" "$2" "$3" fp 1 ;;
+	perf-dwarf-8k) perf_method "$1" "$2" "$3" dwarf,8192 0 ;;
+	perf-dwarf-64k) perf_method "$1" "$2" "$3" dwarf,65528 0 ;;
+	eu-stackprof) eu_method "$1" "$2" "$3" ;;
+	esac
+}
+
+echo "info|$(uname -r)|$(nproc)|$HZ|$SECS|$REPEAT|$(date -u +%Y-%m-%dT%H:%MZ)|$(perf version 2>/dev/null | cut -d' ' -f3)"
+for wp in $workloads; do
+	w=${wp%%:*} p=${wp#*:}
+	[ "$p" = "$wp" ] && p=-
+	echo "bench: $w $p" >&2
+	rep=1
+	while [ "$rep" -le "$REPEAT" ]; do
+		# An unprofiled run in every repetition: the emulated CPU's
+		# speed drifts with the host's load.
+		run_target "$w" "$p" base.out || { cat base.out.err >&2; exit 1; }
+		base=$work
+		truelen=
+		for m in $methods; do
+			if ! method "$m" "$w" "$p" 2>why.txt; then
+				echo "fail|$w|$p|$m|$(tr '\n|' '  ' <why.txt | cut -c1-200)"
+				continue
+			fi
+			if [ "$m" = eu-stackprof ]; then
+				read -r samples exact <"$m.judged"
+				in_scope=$samples
+			else
+				samples=$(awk '{ n += $NF } END { print n + 0 }' "$m.folded")
+				if [ "$w" = gzip ]; then
+					# Judged at the end, against the reference.
+					cp "$m.folded" "gzip.$m.$rep.folded"
+					in_scope=- exact=-
+				else
+					# shellcheck disable=SC2046 # mode and parameter
+					read -r in_scope exact <<-EOF
+					$(judge $(mode_of "$w" "$p") "$m.folded")
+					EOF
+				fi
+				[ -z "$truelen" ] && [ "${m#gcsprof}" != "$m" ] && truelen=$(truelen_of "$m.folded")
+			fi
+			echo "prof|$w|$p|$m|$rep|$samples|$cpu_s|$in_scope|$exact|$work|$base|$bytes|$post_ns"
+		done
+		rep=$((rep + 1))
+	done
+done >raw.txt
+grep -v '^prof|gzip|' raw.txt
+
+# The real program's chains: judged against the steps of perf dwarf
+# 64 KB's complete chains over every repetition (gzip's stack is shallow:
+# a 64 KB copy holds it whole, so DWARF unwinding is the reference here).
+edges gzip.perf-dwarf-64k.*.folded >gzip.edges
+grep '^prof|gzip|' raw.txt | while IFS='|' read -r _ w p m rep samples cpu_s _ _ work base bytes post_ns; do
+	read -r in_scope exact <<-EOF
+	$(judge ref gzip.edges "gzip.$m.$rep.folded")
+	EOF
+	echo "prof|$w|$p|$m|$rep|$samples|$cpu_s|$in_scope|$exact|$work|$base|$bytes|$post_ns"
 done
