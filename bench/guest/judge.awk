@@ -41,9 +41,11 @@ function new_thread(id) {
 }
 
 # A frame of the current thread, innermost first; COUNT frames of NAME.
+# None before the first thread's header (GDB prints the frame it stops at
+# when it loads the core).
 function frame(name, count) {
 	if (nt == 0)
-		new_thread("?")
+		return
 	frames += count
 	nf[nt]++
 	fname[nt, nf[nt]] = name
@@ -95,6 +97,11 @@ fmt == "gcs" && /^                   +[^ [(]/ && nt > 0 && nf[nt] > 0 {
 	next
 }
 
+fmt == "gcs" && /^  STACK CORRUPTION/ {
+	corruption++
+	next
+}
+
 fmt == "gdb" && /^Thread [0-9]+ / {
 	id = $0
 	if (id ~ /LWP [0-9]+/) { sub(/.*LWP /, "", id); sub(/[^0-9].*/, "", id) } else id = $2
@@ -102,6 +109,9 @@ fmt == "gdb" && /^Thread [0-9]+ / {
 	next
 }
 fmt == "gdb" && /^#[0-9]+ +/ {
+	# GDB marks a return address it stripped of its pointer
+	# authentication code.
+	sub(/ \[PAC\]/, "")
 	if ($2 ~ /^0x[0-9a-f]+$/ && $3 == "in") { addr = $2; name = $4 } else { addr = "?"; name = $2 }
 	frame(norm(name) "|" addr, 1)
 	next
@@ -119,6 +129,11 @@ fmt == "eu" && /^TID [0-9]+:/ {
 	next
 }
 fmt == "eu" && /^#[0-9]+ +0x[0-9a-f]+/ {
+	# A user address with bits above 48 set: a return address signed by
+	# pointer authentication, its code not stripped.
+	if (length($2) == 18 && substr($2, 3, 4) != "0000" &&
+	    (substr($2, 7, 4) == "aaaa" || substr($2, 7, 4) == "ffff"))
+		pac++
 	name = NF >= 3 ? $3 : "??"
 	frame(norm(name) "|" $2, 1)
 	next
@@ -186,6 +201,10 @@ END {
 		note = "shows " nt " of " total " threads"
 	if (wrong)
 		note = note (note == "" ? "" : "; ") wrong " wrong, e.g. " first
+	if (pac)
+		note = note (note == "" ? "" : "; ") pac " addresses keep PAC bits"
+	if (corruption)
+		note = note (note == "" ? "" : "; ") "reports STACK CORRUPTION"
 	if (gdbstop != "" && correct < total)
 		note = note "; gdb: " gdbstop
 	gsub(/\|/, "/", note)

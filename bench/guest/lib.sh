@@ -7,22 +7,67 @@
 awk() { if command -v mawk >/dev/null; then mawk "$@"; else busybox awk "$@"; fi; }
 now_ns() { date +%s%N; }
 
-# A frame as judge and edges compare it: the function's name, without
-# the offset (+0x..) or the source (" (...)") a tool may add.
+# A frame as judge and edges compare it: the function's name without the
+# offset (+0x..) or source (" (...)") a tool adds; where there is no name
+# (Debian's binaries are stripped), the file's base name and the offset,
+# rounded up to the instruction (perf's DWARF unwinder gives a return
+# address minus one, gcsprof and perf's kernel chains the address itself):
+# "[unknown] (/usr/bin/gzip+0x3eef)" and "[gzip+0x3ef0]" are one frame.
+# The workloads' inlined helpers (common.h: spin, spin_for, seconds_now)
+# come out as "": gcsprof shows inlined calls, perf --no-inline does not.
 CLEAN_AWK='
-function clean(g) {
+function hexval(h,    i, v) {
+	v = 0; h = tolower(h)
+	for (i = 1; i <= length(h); i++)
+		v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
+	return v
+}
+function unnamed(file, off,    v) {
+	sub(/.*\//, "", file)
+	v = hexval(off); v = v + (4 - v % 4) % 4
+	return sprintf("[%s+0x%x]", file, v)
+}
+function clean(g,    a) {
 	sub(/^[ \t]+/, "", g); sub(/[ \t]+$/, "", g)
+	if (match(g, /^\[unknown\] \(.*\+0x[0-9a-f]+\)$/)) {
+		g = substr(g, 12, length(g) - 12)
+		a = g; sub(/\+0x[0-9a-f]+$/, "", a); sub(/.*\+0x/, "", g)
+		return unnamed(a, g)
+	}
+	if (match(g, /^\[.*\+0x[0-9a-f]+\]$/)) {
+		g = substr(g, 2, length(g) - 2)
+		a = g; sub(/\+0x[0-9a-f]+$/, "", a); sub(/.*\+0x/, "", g)
+		return unnamed(a, g)
+	}
 	sub(/ \(.*\)$/, "", g); sub(/\+0x[0-9a-f]+$/, "", g)
+	if (g == "spin" || g == "spin_for" || g == "seconds_now")
+		return ""
 	return g
+}
+# frames(LINE): the cleaned frames of a folded line into f[1..], merging
+# consecutive repeats when merge is set; returns their number.
+function frames(line, merge,    k, raw, i, g, m, prev) {
+	k = split(line, raw, ";"); m = 0; prev = "\001"
+	for (i = 1; i <= k; i++) {
+		g = clean(raw[i])
+		if (g == "" || (merge && g == prev)) continue
+		f[++m] = g; prev = g
+	}
+	return m
 }'
 
 # perf_folded IN OUT: perf script's blocks (leaf first, one frame a line,
-# "ADDR SYMBOL" as -F ip,sym prints it) as root-first folded lines.
+# "ADDR SYMBOL (FILE+OFFSET)" as -F ip,sym,dsoff prints it) as root-first
+# folded lines. Kernel frames (perf adds them at a sample taken in a
+# system call) are left out: every method here records user chains.
 perf_folded() {
 	awk 'BEGIN { RS = ""; FS = "\n" } {
 		s = ""
 		for (i = NF; i >= 1; i--) {
-			line = $i; sub(/^[ \t]*[0-9a-f]+ /, "", line)
+			line = $i; a = line
+			sub(/^[ \t]*/, "", a); sub(/ .*/, "", a)
+			if (length(a) == 16 && a ~ /^ffff[89a-f]/) continue
+			sub(/^[ \t]*[0-9a-f]+ /, "", line)
 			if (line == "" || line ~ /^[^ ]+ +[0-9]+ /) continue
 			s = s (s == "" ? "" : ";") line
 		}
@@ -32,35 +77,32 @@ perf_folded() {
 
 # judge MODE PARAM FOLDED: prints "IN EXACT": the samples in scope (whose
 # innermost frame is the workload's own hot function) and, of those, the
-# ones whose whole chain is the true one, frames compared by name (clean).
+# ones whose whole chain is the true one, frames compared as clean gives
+# them.
 #  split: _start ... main, path_a, burn_a (or the b path). Consecutive
 #         repeats of a frame are merged first: perf's fp mode adds a leaf's
 #         caller from the link register even when the kernel's chain (the
 #         GCS) already holds it; split has no recursion to hide.
 #  depth: _start ... main, PARAM descend frames, burn. No merging.
-#  busy:  the thread's entry (clone*, thread_start), start_thread, worker.
+#  busy:  two frames of libc (the thread's entry and start_thread), worker.
 #  ref:   every sample is in scope; exact if its chain is complete (from
-#         _start through main) and every caller -> callee step in it is
-#         one of the file PARAM's, the steps of the reference method's
-#         complete chains (see edges).
+#         the program's entry) and every caller -> callee step in it is one
+#         of the file PARAM's, made by edges from the reference method's
+#         complete chains. Repeats are merged as in split.
 judge() {
 	awk -v mode="$1" -v param="$2" "$CLEAN_AWK"'
 	BEGIN {
 		if (mode == "ref")
 			while ((getline line < param) > 0)
-				want[line] = 1
+				if (line ~ /^\^root;/) root = substr(line, 7)
+				else want[line] = 1
 	}
 	{
 		n = 1
 		if ($NF ~ /^[0-9]+$/) { n = $NF; $NF = "" }
 		line = $0; sub(/ +$/, "", line)
-		k = split(line, raw, ";")
-		m = 0; prev = ""
-		for (i = 1; i <= k; i++) {
-			g = clean(raw[i])
-			if (mode == "split" && g == prev) continue
-			f[++m] = g; prev = g
-		}
+		m = frames(line, mode == "split" || mode == "ref")
+		if (m == 0) next
 		good = 0
 		if (mode == "split") {
 			if (f[m] != "burn_a" && f[m] != "burn_b") next
@@ -74,14 +116,11 @@ judge() {
 				good = f[i] == "descend"
 		} else if (mode == "busy") {
 			if (f[m] != "worker") next
-			good = m == 3 && f[2] == "start_thread" && f[1] ~ /clone|thread_start/
+			good = m == 3 && f[1] ~ /^\[libc\.so\.6\+/ && f[2] ~ /^\[libc\.so\.6\+/
 		} else if (mode == "ref") {
-			good = f[1] == "_start"
+			good = root != "" && f[1] == root
 			for (i = 1; good && i < m; i++)
 				good = (f[i] ";" f[i + 1]) in want
-			for (i = 1; good && i <= m && f[i] != "main"; i++)
-				;
-			good = good && i <= m
 		}
 		in_scope += n
 		if (good) exact += n
@@ -89,19 +128,29 @@ judge() {
 	END { print in_scope + 0, exact + 0 }' "$3"
 }
 
-# edges FOLDED...: the caller -> callee steps ("caller;callee", one a
-# line) of the complete chains (from _start through main) in the files.
+# edges FOLDED...: the reference of judge's ref mode: "^root;FRAME", the
+# program's entry (the root most of the chains share), then the caller ->
+# callee steps ("caller;callee", one a line) of the chains from that root.
 edges() {
 	awk "$CLEAN_AWK"'{
-		if ($NF ~ /^[0-9]+$/) $NF = ""
+		n = 1
+		if ($NF ~ /^[0-9]+$/) { n = $NF; $NF = "" }
 		line = $0; sub(/ +$/, "", line)
-		k = split(line, raw, ";"); main = 0
-		for (i = 1; i <= k; i++) {
-			g = clean(raw[i])
-			f[i] = g
-			if (g == "main") main = 1
+		m = frames(line, 1)
+		if (m == 0) next
+		chains[++c] = line; roots[f[1]] += n
+	}
+	END {
+		for (r in roots) if (roots[r] > best) { best = roots[r]; root = r }
+		if (best == 0) exit
+		print "^root;" root
+		for (j = 1; j <= c; j++) {
+			m = frames(chains[j], 1)
+			if (f[1] != root) continue
+			for (i = 1; i < m; i++) if (!((f[i] ";" f[i + 1]) in seen)) {
+				seen[f[i] ";" f[i + 1]] = 1
+				print f[i] ";" f[i + 1]
+			}
 		}
-		if (f[1] != "_start" || !main) next
-		for (i = 1; i < k; i++) print f[i] ";" f[i + 1]
-	}' "$@" | sort -u
+	}' "$@"
 }

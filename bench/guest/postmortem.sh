@@ -69,7 +69,7 @@ make_core() {
 	mv "$c" "cores/$name.core"
 	say "$name: core of $(du -k "cores/$name.core" | cut -f1) KB on disk (status $rc)"
 	echo "$name|$exe|$spec" >>cores/manifest
-	mkdir -p "cores/root$(dirname "$exe")" && cp "$exe" "cores/root$exe"
+	mkdir -p "cores/root$(dirname "$exe")" && cp -p "$exe" "cores/root$exe"
 }
 
 t0=$(now_ns)
@@ -84,21 +84,21 @@ for f in /lib/ld-linux-aarch64.so.1 /lib/aarch64-linux-gnu/libc.so.6; do
 	[ -e "$f" ] || continue
 	r=$(readlink -f "$f")
 	mkdir -p "cores/root$(dirname "$f")" "cores/root$(dirname "$r")"
-	cp "$r" "cores/root$f"
-	[ "$r" = "$f" ] || cp "$r" "cores/root$r"
+	cp -p "$r" "cores/root$f"
+	[ "$r" = "$f" ] || cp -p "$r" "cores/root$r"
 done
 say "cores made in $((($(now_ns) - t0) / 1000000)) ms"
 
 # judge_run CORE TOOL FMT SPEC REP OUT CMD...: time CMD (its output in
 # OUT), judge it, print the line.
 judge_run() {
-	core=$1 tool=$2 fmt=$3 spec=$4 rep=$5 out=$6
+	j_core=$1 j_tool=$2 j_fmt=$3 j_spec=$4 j_rep=$5 j_out=$6
 	shift 6
 	s=$(now_ns)
-	"$@" </dev/null >"$out" 2>&1
+	"$@" </dev/null >"$j_out" 2>&1
 	rc=$?
 	e=$(now_ns)
-	res=$(awk -v fmt="$fmt" -v spec="$spec" -f "$JUDGE" "$out")
+	res=$(awk -v fmt="$j_fmt" -v spec="$j_spec" -f "$JUDGE" "$j_out")
 	frames=${res%% *}
 	res=${res#* }
 	correct=${res%% *}
@@ -106,11 +106,11 @@ judge_run() {
 	total=${res%% *}
 	note=${res#* }
 	if [ "$frames" = 0 ]; then
-		why=$(grep -v '^$' "$out" | head -n 1 | tr -d '|' | cut -c1-100)
+		why=$(grep -v '^$' "$j_out" | head -n 1 | tr -d '|' | cut -c1-100)
 		note="no frames: ${why:-no output}"
 	fi
 	[ "$rc" -eq 0 ] || note="exit $rc; $note"
-	echo "pm|guest|$core|$tool|$rep|$((e - s))|$frames|$correct|$total|$note"
+	echo "pm|guest|$j_core|$j_tool|$j_rep|$((e - s))|$frames|$correct|$total|$note"
 }
 
 # missing CORE TOOL SPEC WHY: the line of a tool that cannot run.

@@ -28,8 +28,8 @@ SYSCTL_GCS=/proc/sys/kernel/perf_callchain_gcs
 SYSCTL_STACK=/proc/sys/kernel/perf_event_max_stack
 # shellcheck source=lib.sh
 . "$B/lib.sh"
-work=${BENCH_DIR:-/tmp/bench}
-mkdir -p "$work" && cd "$work" || exit 1
+dir=${BENCH_DIR:-/tmp/bench}
+mkdir -p "$dir" && cd "$dir" && rm -f raw.txt || exit 1
 
 if [ "$QUICK" = 1 ]; then
 	workloads="split depth:8 depth:512 busy:4 gzip"
@@ -55,7 +55,7 @@ target() {
 	split) echo "$T/gcsprof-split $SECS" ;;
 	depth) echo "$B/bench-depth $SECS $2" ;;
 	busy) echo "$B/bench-busy $SECS $2" ;;
-	gzip) echo "gzip -9 -c $work/gzip.in" ;;
+	gzip) echo "$B/bench-timed gzip -9 -c $dir/gzip.in" ;;
 	esac
 }
 
@@ -81,7 +81,12 @@ run_target() {
 		work=$(sed -n 's/^busy: \([0-9]*\) rounds.*/\1/p' "$out")
 		cpu_s=$(sed -n 's/.*cpu \([0-9.]*\) s$/\1/p' "$out")
 		;;
-	gzip) work=$((1000000000000 / (t1 - t0))) cpu_s=$(awk -v n=$((t1 - t0)) 'BEGIN { print n / 1e9 }') ;;
+	gzip)
+		# Its own run time (bench-timed), not the profiler's start and end.
+		ns=$(sed -n 's/^timed: \([0-9]*\) ns$/\1/p' "$out.err" | tail -n 1)
+		[ -n "$ns" ] || ns=$((t1 - t0))
+		work=$((1000000000000 / ns)) cpu_s=$(awk -v n="$ns" 'BEGIN { print n / 1e9 }')
+		;;
 	esac
 	[ -n "$work" ] || work=0
 	[ -n "${cpu_s:-}" ] || cpu_s=0
@@ -94,7 +99,7 @@ mode_of() {
 	split) echo "split 0" ;;
 	depth) echo "depth $2" ;;
 	busy) echo "busy 0" ;;
-	gzip) echo "ref $work/gzip.edges" ;;
+	gzip) echo "ref $dir/gzip.edges" ;;
 	esac
 }
 
@@ -114,7 +119,7 @@ perf_method() {
 	[ -e $SYSCTL_GCS ] && echo 1 >$SYSCTL_GCS
 	[ $rc = 0 ] || { tail -n 2 "$name.out.err" >&2; return 1; }
 	t0=$(now_ns)
-	perf script -i "$name.data" --no-inline -F ip,sym >"$name.txt" 2>/dev/null
+	perf script -i "$name.data" --max-stack 4096 --no-inline -F ip,sym,dsoff >"$name.txt" 2>/dev/null
 	post_ns=$(($(now_ns) - t0))
 	perf_folded "$name.txt" "$name.folded"
 	bytes=$(stat -c %s "$name.data")
@@ -165,14 +170,17 @@ eu_method() {
 	rm -f "$name.out.err"
 }
 
-# truelen_of FOLDED: the length of the most common exact chain (judge
-# with the mode's rules) in gcsprof's folded chains, for eu-stackprof.
+# truelen_of FOLDED: the number of frames (as judge counts them) of the
+# most common chain of gcsprof's in scope, the true length for
+# eu-stackprof's bound.
 truelen_of() {
-	# shellcheck disable=SC2046 # mode and parameter, split on purpose
-	set -- $(mode_of "$w" "$p") "$1"
-	[ "$1" = ref ] && return
-	awk '{ n = $NF; $NF = ""; k = split($0, f, ";"); len[k] += n }
-	END { for (k in len) if (len[k] > best) { best = len[k]; b = k } if (b) print b }' "$3"
+	[ "$w" = gzip ] && return
+	awk "$CLEAN_AWK"'{
+		n = $NF; $NF = ""; line = $0; sub(/ +$/, "", line)
+		m = frames(line, 0)
+		if (m && f[m] ~ /^(burn|burn_a|burn_b|worker)$/) len[m] += n
+	}
+	END { for (k in len) if (len[k] > best) { best = len[k]; b = k } if (b) print b }' "$1"
 }
 
 # method KEY WORKLOAD PARAM: one run of a method, leaving its chains in
@@ -190,7 +198,14 @@ method() {
 	esac
 }
 
-echo "info|$(uname -r)|$(nproc)|$HZ|$SECS|$REPEAT|$(date -u +%Y-%m-%dT%H:%MZ)|$(perf version 2>/dev/null | cut -d' ' -f3)"
+# emit LINE: a raw line, kept in raw.txt; printed now unless it is gzip's,
+# which is judged at the end.
+emit() {
+	echo "$1" >>raw.txt
+	case $1 in "prof|gzip|"*) ;; *) echo "$1" ;; esac
+}
+
+emit "info|$(uname -r)|$(nproc)|$HZ|$SECS|$REPEAT|$(date -u +%Y-%m-%dT%H:%MZ)|$(perf version 2>/dev/null | cut -d' ' -f3)"
 for wp in $workloads; do
 	w=${wp%%:*} p=${wp#*:}
 	[ "$p" = "$wp" ] && p=-
@@ -204,7 +219,7 @@ for wp in $workloads; do
 		truelen=
 		for m in $methods; do
 			if ! method "$m" "$w" "$p" 2>why.txt; then
-				echo "fail|$w|$p|$m|$(tr '\n|' '  ' <why.txt | cut -c1-200)"
+				emit "fail|$w|$p|$m|$(tr '\n|' '  ' <why.txt | cut -c1-200)"
 				continue
 			fi
 			if [ "$m" = eu-stackprof ]; then
@@ -224,12 +239,11 @@ for wp in $workloads; do
 				fi
 				[ -z "$truelen" ] && [ "${m#gcsprof}" != "$m" ] && truelen=$(truelen_of "$m.folded")
 			fi
-			echo "prof|$w|$p|$m|$rep|$samples|$cpu_s|$in_scope|$exact|$work|$base|$bytes|$post_ns"
+			emit "prof|$w|$p|$m|$rep|$samples|$cpu_s|$in_scope|$exact|$work|$base|$bytes|$post_ns"
 		done
 		rep=$((rep + 1))
 	done
-done >raw.txt
-grep -v '^prof|gzip|' raw.txt
+done
 
 # The real program's chains: judged against the steps of perf dwarf
 # 64 KB's complete chains over every repetition (gzip's stack is shallow:

@@ -4,8 +4,8 @@
  * burn spins in one-unit rounds until SECONDS have passed. Every sample's
  * true chain is therefore _start ... main, DEPTH descend frames, burn.
  *
- * Each descend frame holds a 96-byte local, so the stack below main is
- * about 128 bytes a level: 8 and 64 levels fit a perf --call-graph dwarf
+ * Each descend frame holds a 32-byte local, so the stack below main is
+ * about 48 bytes a level: 8 and 64 levels fit a perf --call-graph dwarf
  * copy of 8 KB, 512 levels only the maximum of 64 KB, 2000 neither. The
  * GCS holds 8 bytes a level whatever the frame size.
  *
@@ -31,7 +31,7 @@ NOINLINE void burn(void)
 
 NOINLINE void descend(unsigned n)
 {
-	volatile unsigned char pad[96];
+	volatile unsigned char pad[32];
 
 	pad[n % sizeof(pad)] = (unsigned char)n;
 	if (n > 1)
