@@ -199,10 +199,10 @@ END {
 		correct = total
 	if (nt != total)
 		note = "shows " nt " of " total " threads"
+	if (pac)
+		note = note (note == "" ? "" : "; ") pac " return addresses keep their PAC bits"
 	if (wrong)
 		note = note (note == "" ? "" : "; ") wrong " wrong, e.g. " first
-	if (pac)
-		note = note (note == "" ? "" : "; ") pac " addresses keep PAC bits"
 	if (corruption)
 		note = note (note == "" ? "" : "; ") "reports STACK CORRUPTION"
 	if (gdbstop != "" && correct < total)

@@ -25,16 +25,21 @@
 # stdout; progress goes to stderr. Leaves in cores/: CORE.core, a manifest
 # (CORE|EXE|SPEC per line), root/ (the programs and the C library at
 # their guest paths: the host's sysroot) and guest/ (each tool's last
-# output). Environment: REPEAT (default 5), QUICK=1 (one repetition),
-# DEPTH (default 2000), THREADS (default 64), JUDGE (judge.awk, default
-# next to this script).
+# output). Environment: REPEAT (default 5), DEPTH (default 2000), THREADS
+# (default 64), QUICK=1 (one repetition, and DEPTH 500 unless set),
+# JUDGE (judge.awk, default next to this script).
 set -u
 T=/opt/gcsprof/tests
 B=/opt/gcsprof/bench
 PLUGIN=/opt/gcsprof/share/gcsprof/gdb/gcs.py
 GCS3=glibc.cpu.aarch64_gcs=3
 REPEAT=${REPEAT:-5}
-[ "${QUICK:-0}" = 1 ] && REPEAT=1
+# GDB's bt of 2000 frames takes one to two minutes under TCG (it evaluates
+# every frame's entry values): the quick run goes 500 deep (deep500).
+if [ "${QUICK:-0}" = 1 ]; then
+	REPEAT=1
+	DEPTH=${DEPTH:-500}
+fi
 DEPTH=${DEPTH:-2000}
 THREADS=${THREADS:-64}
 JUDGE=${JUDGE:-$(dirname "$0")/judge.awk}
