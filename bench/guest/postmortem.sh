@@ -67,13 +67,13 @@ make_core() {
 	(ulimit -c unlimited; GLIBC_TUNABLES=$GCS3 exec "$@") >"cores/guest/$name.run" 2>&1
 	rc=$?
 	c=$(first_core)
+	echo "$name|$exe|$spec" >>cores/manifest
 	if [ -z "$c" ]; then
 		say "$name: no core (status $rc)"
 		return
 	fi
 	mv "$c" "cores/$name.core"
 	say "$name: core of $(du -k "cores/$name.core" | cut -f1) KB on disk (status $rc)"
-	echo "$name|$exe|$spec" >>cores/manifest
 	mkdir -p "cores/root$(dirname "$exe")" && cp -p "$exe" "cores/root$exe"
 }
 
@@ -145,6 +145,10 @@ while IFS='|' read -r name exe spec; do
 		fi
 		if [ "$tool" = "gdb gcs bt" ] && [ ! -r "$PLUGIN" ]; then
 			missing "$name" "$tool" "$spec" "no plugin at $PLUGIN"
+			continue
+		fi
+		if [ ! -f "$core" ]; then
+			missing "$name" "$tool" "$spec" "no core (see cores/guest/$name.run)"
 			continue
 		fi
 		out="cores/guest/$name.$(echo "$tool" | tr ' ' '-').txt"
