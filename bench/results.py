@@ -80,8 +80,14 @@ def parse(kernel, path):
     return run
 
 
+# eu-stackprof has no rate option: it always asks for this one.
+EU_STACKPROF_HZ = 1000
+
+
 # Per-run figures.
 def rate(r, hz):  # achieved share of the asked rate, %
+    if r["method"] == "eu-stackprof":
+        hz = EU_STACKPROF_HZ
     return 100.0 * r["samples"] / (r["cpu_s"] * hz) if r["cpu_s"] else 0.0
 
 

@@ -94,7 +94,7 @@ judge() {
 	BEGIN {
 		if (mode == "ref")
 			while ((getline line < param) > 0)
-				if (line ~ /^\^root;/) root = substr(line, 7)
+				if (line ~ /^\^root;/) root[substr(line, 7)] = 1
 				else want[line] = 1
 	}
 	{
@@ -118,7 +118,7 @@ judge() {
 			if (f[m] != "worker") next
 			good = m == 3 && f[1] ~ /^\[libc\.so\.6\+/ && f[2] ~ /^\[libc\.so\.6\+/
 		} else if (mode == "ref") {
-			good = root != "" && f[1] == root
+			good = f[1] in root
 			for (i = 1; good && i < m; i++)
 				good = (f[i] ";" f[i + 1]) in want
 		}
@@ -128,9 +128,10 @@ judge() {
 	END { print in_scope + 0, exact + 0 }' "$3"
 }
 
-# edges FOLDED...: the reference of judge's ref mode: "^root;FRAME", the
-# program's entry (the root most of the chains share), then the caller ->
-# callee steps ("caller;callee", one a line) of the chains from that root.
+# edges FOLDED...: the reference of judge's ref mode: "^root;FRAME" for
+# each entry of the program (the roots of at least 2% of the chains: the
+# program's _start, the dynamic loader's), then the caller -> callee steps
+# ("caller;callee", one a line) of the chains from those roots.
 edges() {
 	awk "$CLEAN_AWK"'{
 		n = 1
@@ -138,15 +139,13 @@ edges() {
 		line = $0; sub(/ +$/, "", line)
 		m = frames(line, 1)
 		if (m == 0) next
-		chains[++c] = line; roots[f[1]] += n
+		chains[++c] = line; roots[f[1]] += n; total += n
 	}
 	END {
-		for (r in roots) if (roots[r] > best) { best = roots[r]; root = r }
-		if (best == 0) exit
-		print "^root;" root
+		for (r in roots) if (roots[r] * 50 >= total) { print "^root;" r; ok[r] = 1 }
 		for (j = 1; j <= c; j++) {
 			m = frames(chains[j], 1)
-			if (f[1] != root) continue
+			if (!(f[1] in ok)) continue
 			for (i = 1; i < m; i++) if (!((f[i] ";" f[i + 1]) in seen)) {
 				seen[f[i] ";" f[i + 1]] = 1
 				print f[i] ";" f[i + 1]
