@@ -85,16 +85,21 @@ perf_folded() {
 #         GCS) already holds it; split has no recursion to hide.
 #  depth: _start ... main, PARAM descend frames, burn. No merging.
 #  busy:  two frames of libc (the thread's entry and start_thread), worker.
-#  ref:   every sample is in scope; exact if its chain is complete (from
-#         the program's entry) and every caller -> callee step in it is one
-#         of the file PARAM's, made by edges from the reference method's
-#         complete chains. Repeats are merged as in split.
+#  ref:   the samples with a frame in the program ("^prog;NAME" in the
+#         file PARAM) are in scope; exact if the chain is complete (from
+#         one of the program's entries, "^root;FRAME") and every caller ->
+#         callee step in it is one of PARAM's, made by edges from the
+#         reference method's chains. The step into the leaf is not judged:
+#         the leaf is the sampled instruction, wherever it fell, and an
+#         unnamed one cannot be matched across runs. Repeats are merged
+#         as in split.
 judge() {
 	awk -v mode="$1" -v param="$2" "$CLEAN_AWK"'
 	BEGIN {
 		if (mode == "ref")
 			while ((getline line < param) > 0)
 				if (line ~ /^\^root;/) root[substr(line, 7)] = 1
+				else if (line ~ /^\^prog;/) prog = "[" substr(line, 7) "+"
 				else want[line] = 1
 	}
 	{
@@ -118,8 +123,11 @@ judge() {
 			if (f[m] != "worker") next
 			good = m == 3 && f[1] ~ /^\[libc\.so\.6\+/ && f[2] ~ /^\[libc\.so\.6\+/
 		} else if (mode == "ref") {
+			for (i = 1; i <= m && index(f[i], prog) != 1; i++)
+				;
+			if (i > m) next
 			good = f[1] in root
-			for (i = 1; good && i < m; i++)
+			for (i = 1; good && i < m - 1; i++)
 				good = (f[i] ";" f[i + 1]) in want
 		}
 		in_scope += n

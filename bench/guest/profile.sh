@@ -261,7 +261,7 @@ mkdir -p "$OLDPWD/folded" && cp gzip.*.folded "$OLDPWD/folded/" 2>/dev/null
 # The real program's chains: judged against the steps of perf dwarf
 # 64 KB's complete chains over every repetition (gzip's stack is shallow:
 # a 64 KB copy holds it whole, so DWARF unwinding is the reference here).
-edges gzip.perf-dwarf-64k.*.folded >gzip.edges
+{ echo "^prog;gzip"; edges gzip.perf-dwarf-64k.*.folded; } >gzip.edges
 grep '^prof|gzip|' raw.txt | while IFS='|' read -r _ w p m rep samples cpu_s _ _ work base bytes post_ns; do
 	read -r in_scope exact <<-EOF
 	$(judge ref gzip.edges "gzip.$m.$rep.folded")
