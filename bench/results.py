@@ -237,6 +237,10 @@ def line_plot(path, title, xlabel, ylabel, data, logx=False, logy=False, yrange=
     script = GNUPLOT_HEAD.format(out=path, title=title, xlabel=xlabel, ylabel=ylabel)
     if logx:
         script += "set logscale x 2\n"
+    xs = {x for m, _ in methods for x, _ in data[m]}
+    if len(xs) == 1:  # one point (a --quick run): a range around it
+        x = xs.pop()
+        script += f"set xrange [{x / 2}:{x * 2}]\n"
     if logy:
         script += "set logscale y 10\n"
     if yrange:
