@@ -256,6 +256,9 @@ void rec_report_no_gcs(const struct recorder *r)
 	}
 }
 
+/* The most frames a ptrace sample keeps: libgcswalk's own limit. */
+#define SAMPLE_MAX_FRAMES ((size_t)1 << 22)
+
 /* How often a thread's name is read again (names change with
  * pthread_setname_np and PR_SET_NAME, which no ptrace event reports), and
  * how often a process's map may be read again once its burst is spent. */
@@ -386,6 +389,10 @@ static int sample_thread(struct recorder *r, struct process *p, struct thread *t
 	unsigned names = now - t->name_ns >= NAME_PERIOD_NS ? GCSWALK_REFRESH_NAMES : 0;
 	int idx, ret, fallback = 0;
 
+	/* The whole chain, however deep (the library's default is 1024
+	 * frames): a profile must not cut a deep recursion without a word.
+	 * The walk allocates by the GCS's depth, not by this bound. */
+	wo.max_frames = SAMPLE_MAX_FRAMES;
 	idx = gcswalk_target_refresh_thread(p->target, t->tid, names);
 	if (idx < 0 || gcswalk_target_thread(p->target, (size_t)idx, &info) != GCSWALK_OK) {
 		r->lost[LOST_GONE].count++;

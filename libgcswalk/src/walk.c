@@ -83,7 +83,9 @@ static int walk_gcs(struct gcswalk_target *t, struct gw_thread *th, unsigned fla
 	want = max + 1;
 	if (n > want)
 		n = want;
-	w->frames = calloc(max + 1, sizeof(*w->frames));
+	/* Frames by the depth, not by the limit: the PC, the LR, and at most
+	 * two per entry (a signal cap and the PC it interrupted). */
+	w->frames = calloc(max + 1 < 2 * n + 3 ? max + 1 : 2 * n + 3, sizeof(*w->frames));
 	entries = calloc(n ? n : 1, sizeof(*entries));
 	if (!w->frames || !entries) {
 		free(entries);

@@ -121,6 +121,18 @@ t_split() {
 	echo "# clock: $cvdso of $ctotal samples in main;read_clocks;clock_gettime;__kernel_clock_gettime [vdso]"
 	check "vDSO frames are named as perf names them, under their callers ($cvdso of $ctotal)" \
 		[ "$ctotal" -ge 20 -a $((cvdso * 4)) -ge "$ctotal" ]
+	# A chain deeper than any default limit (libgcswalk's 1024 frames,
+	# perf's 127 entries, raised here as the man page says) is recorded
+	# whole: 1500 descend frames between main and burn.
+	max_stack=$(cat /proc/sys/kernel/perf_event_max_stack)
+	echo 4096 >/proc/sys/kernel/perf_event_max_stack
+	status_is 0 "record a chain 1500 frames deep" \
+		rec -q -F 99 --gcs-tunable 3 -o depth.data -- /opt/gcsprof/bench/bench-depth 1 1500
+	echo "$max_stack" >/proc/sys/kernel/perf_event_max_stack
+	status_is 0 "report folded (depth)" gcsprof report depth.data --format folded -o depth.folded
+	deepest=$(awk -F';' '/;burn( |;)/ { n = 0; for (i = 1; i <= NF; i++) if ($i == "descend") n++
+		if (n > m) m = n } END { print m + 0 }' depth.folded)
+	check "the deepest chain holds all 1500 descend frames ($deepest)" [ "$deepest" = 1500 ]
 }
 
 t_threads() {
