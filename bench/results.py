@@ -163,10 +163,15 @@ def profiling_table(run, out):
             out.append(f"| {label} | {r_med[0]:.0f} ({a_med[0]:.0f}%) [{r_med[1]:.0f}, {r_med[2]:.0f}] "
                        f"| {bound}{fmt_spread(*e, '%', 1)} | {fmt_spread(*s, '%', 1)} "
                        f"| {b:.0f} | {pp:.0f} |")
+        said = set()
         for f in fails.get(key, []):
             why = f["why"] or "failed"
-            if not any(r["method"] == f["method"] for r in rows):
-                out.append(f"| {LABEL.get(f['method'], f['method'])} | - | - | - | - | - ({why}) |")
+            if (f["method"], why) in said:
+                continue  # the same reason in every repetition
+            said.add((f["method"], why))
+            if any(r["method"] == f["method"] for r in rows):
+                why = f"failed in some repetitions: {why}"
+            out.append(f"| {LABEL.get(f['method'], f['method'])} | - | - | - | - | - ({why}) |")
     return out
 
 
