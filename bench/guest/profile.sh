@@ -103,16 +103,20 @@ mode_of() {
 	esac
 }
 
+# gcs_chains: whether this kernel takes perf's user chains from the GCS
+# (the methods that need it say why not on stderr).
+gcs_chains() {
+	[ -e $SYSCTL_GCS ] && return 0
+	echo "this kernel takes no call chains from the GCS" >&2
+	return 1
+}
+
 # perf_method KEY WORKLOAD PARAM CALLGRAPH GCS(0|1): perf record, then
 # perf script into folded chains (KEY.folded).
 perf_method() {
 	name=$1 w=$2 p=$3 cg=$4
-	if [ -e $SYSCTL_GCS ]; then
-		echo "$5" >$SYSCTL_GCS
-	elif [ "$5" = 1 ]; then
-		echo "this kernel takes no call chains from the GCS" >&2
-		return 1
-	fi
+	[ "$5" = 0 ] || gcs_chains || return 1
+	[ -e $SYSCTL_GCS ] && echo "$5" >$SYSCTL_GCS
 	run_target "$w" "$p" "$name.out" perf record -q -e cycles:u --call-graph "$cg" -F "$HZ" \
 		-o "$name.data" --
 	rc=$?
@@ -129,10 +133,7 @@ perf_method() {
 # gcsprof_method KEY WORKLOAD PARAM METHOD
 gcsprof_method() {
 	name=$1 w=$2 p=$3
-	if [ "$4" = perf ] && ! [ -e $SYSCTL_GCS ]; then
-		echo "this kernel takes no call chains from the GCS" >&2
-		return 1
-	fi
+	[ "$4" != perf ] || gcs_chains || return 1
 	run_target "$w" "$p" "$name.out" gcsprof record -q --method "$4" -F "$HZ" \
 		-o "$name.data" -- || { tail -n 2 "$name.out.err" >&2; return 1; }
 	t0=$(now_ns)
@@ -146,7 +147,7 @@ gcsprof_method() {
 # its own fixed 1000 Hz: it has no rate option) and prints no symbols,
 # only each frame's address (-vvv). A chain cannot be checked name by
 # name: it counts as exact at most when it has the true chain's length
-# (truelen, from gcsprof's exact chains of this workload) and no address
+# (truelen: the length of gcsprof's most common chain in scope) and no address
 # still carrying a pointer authentication code (the arm64 unwinder of
 # elfutils 0.196 does not strip it from the return addresses of
 # PAC-built code, and the unwind goes astray there).
