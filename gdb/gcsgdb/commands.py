@@ -156,7 +156,8 @@ class GcsStatus(gdb.Command):
 Usage: gcs status
 
 The features enabled and locked (enable, write, push), GCSPR (the newest
-entry), the depth of the chain, and the GCS mapping. On a core, or in a GDB
+entry), the depth of the chain, and the GCS mapping; one line when GCS is
+not enabled in the thread. On a core, or in a GDB
 that shows no GCS registers, the state comes from the core's NT_ARM_GCS
 note."""
 
@@ -175,6 +176,12 @@ note."""
         if state.gcs is None:
             state.require_gcs()
         enabled, locked, gcspr = state.gcs
+        if not enabled & L.GCS_ENABLE:
+            # One line, as every command says it: there is no GCS to show.
+            gdb.write("GCS of %s (from %s): not enabled (features_enabled 0x%x, locked 0x%x: "
+                      "%s): the thread runs without a Guarded Control Stack\n" % (
+                          state.label, state.gcs_from, enabled, locked, _features(locked)))
+            return
         yes = lambda bit: "yes" if enabled & bit else "no"
         out = ["GCS of %s (from %s):" % (state.label, state.gcs_from),
                "  enabled   %s (features_enabled 0x%x: %s)" % (yes(L.GCS_ENABLE), enabled,
@@ -183,12 +190,11 @@ note."""
                "  push      %s" % yes(L.GCS_PUSH),
                "  write     %s" % yes(L.GCS_WRITE),
                "  GCSPR     0x%016x" % gcspr]
-        if enabled & L.GCS_ENABLE:
-            with SourceTarget(lib, state) as target:
-                frames, _ = target.walk()
-            returns = sum(1 for f in frames if f[0] in (L.FRAME_RETURN, L.FRAME_SIGRETURN))
-            out.append("  depth     %d frames (%d return addresses on the GCS)"
-                       % (len(chain.code_frames(frames)), returns))
+        with SourceTarget(lib, state) as target:
+            frames, _ = target.walk()
+        returns = sum(1 for f in frames if f[0] in (L.FRAME_RETURN, L.FRAME_SIGRETURN))
+        out.append("  depth     %d frames (%d return addresses on the GCS)"
+                   % (len(chain.code_frames(frames)), returns))
         if state.core:
             mapping = state.core.gcs_region or core_segment(gcspr)
         else:

@@ -86,21 +86,28 @@ def core_file():
     return match.group(1) if match else None
 
 
-def gcs_mapping(gcspr):
-    """(start, end) of the live process's mapping holding GCSPR, from GDB's
-    view of /proc/PID/maps, or None."""
+def live_mappings():
+    """[(start, end)] of the live process's mappings, from GDB's view of
+    /proc/PID/maps; [] when GDB has none."""
     try:
         text = gdb.execute("info proc mappings", to_string=True)
     except gdb.error:
-        return None
+        return []
+    out = []
     for line in text.splitlines():
         fields = line.split()
         if len(fields) < 2 or not fields[0].startswith("0x"):
             continue
         try:
-            start, end = int(fields[0], 16), int(fields[1], 16)
+            out.append((int(fields[0], 16), int(fields[1], 16)))
         except ValueError:
             continue
+    return out
+
+
+def gcs_mapping(gcspr):
+    """(start, end) of the live process's mapping holding GCSPR, or None."""
+    for start, end in live_mappings():
         if start <= gcspr < end:
             return start, end
     return None
@@ -109,20 +116,53 @@ def gcs_mapping(gcspr):
 _SECTION_IN_INFO_TARGET = re.compile(r"^\s*(0x[0-9a-f]+) - (0x[0-9a-f]+) is (\S+)")
 
 
-def core_segment(gcspr):
-    """(start, end) of the core's dumped segment holding GCSPR (the GCS is
-    dumped whole, as one segment), from GDB's `info target`, or None."""
+def core_segments():
+    """[(start, end)] of the core's dumped segments (its load sections in
+    GDB's `info target`); [] when GDB has none."""
     try:
         text = gdb.execute("info target", to_string=True)
     except gdb.error:
-        return None
+        return []
+    out = []
     for line in text.splitlines():
         match = _SECTION_IN_INFO_TARGET.match(line)
         if match and match.group(3).startswith("load"):
-            start, end = int(match.group(1), 16), int(match.group(2), 16)
-            if start <= gcspr < end:
-                return start, end
+            out.append((int(match.group(1), 16), int(match.group(2), 16)))
+    return out
+
+
+def core_segment(gcspr):
+    """(start, end) of the core's dumped segment holding GCSPR (the GCS is
+    dumped whole, as one segment), or None."""
+    for start, end in core_segments():
+        if start <= gcspr < end:
+            return start, end
     return None
+
+
+def gdb_frames(limit):
+    """GDB's unwind, newest first, inline frames left out: [(pc, x29 in
+    that frame or None)], and why it stopped."""
+    out = []
+    try:
+        frame = gdb.newest_frame()
+    except gdb.error:
+        return out, "no frames"
+    reason = None
+    while frame is not None and len(out) < limit:
+        try:
+            if frame.type() != gdb.INLINE_FRAME:
+                out.append((frame.pc() & 0xFFFFFFFFFFFFFFFF, read_register(frame, "x29")))
+            older = frame.older()
+            if older is None:
+                code = frame.unwind_stop_reason()
+                if code != gdb.FRAME_UNWIND_NO_REASON:
+                    reason = gdb.frame_stop_reason_string(code)
+        except gdb.error as e:
+            reason = str(e).strip().splitlines()[0] if str(e).strip() else "unwind error"
+            break
+        frame = older
+    return out, reason
 
 
 def make_reader():

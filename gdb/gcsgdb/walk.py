@@ -3,11 +3,15 @@
 source: the registers GDB shows, and a memory reader that reads through
 GDB. Where this GDB has no GCS registers (gdb-multiarch 13, or GDB 18 on a
 core whose registers it does not show), the GCS state comes from the
-core's NT_ARM_GCS note, read by libgcswalk."""
+core's NT_ARM_GCS note, read by libgcswalk. A chain that ends at the top
+of a GCS the thread switched to goes on on the GCS it left (switch.py)."""
+import copy
 import ctypes
 
+from . import chain
 from . import inferior
 from . import library as L
+from . import switch
 from .library import GcsError
 
 # Every frame is walked, however deep, as gcsprof inspect does.
@@ -176,10 +180,44 @@ class SourceTarget:
         return False
 
 
+def follow_switches(lib, state, target, frames, records=None):
+    """FRAMES (TARGET's walk of STATE's thread) followed back through the
+    GCS switches the thread made (switch.py); RECORDS: TARGET's
+    verify_records(), when the caller has them."""
+    if not frames or frames[-1][0] != L.FRAME_TERMINATOR:
+        return frames
+    if records is None:
+        records = target.verify_records()
+    hints = [r[1] for r in records or [] if r[2] == L.RECORD_OTHER_STACK]
+    # GDB's frames past the GCS's end: calls made before a switch.
+    depth = len(chain.code_frames(frames))
+    ours, _ = inferior.gdb_frames(depth + switch.MAX_GDB_HINTS)
+    hints += [pc for pc, _ in ours[depth:]]
+    if not hints:
+        return frames
+    gcspr = state.gcs[2]
+    if state.core:
+        current = state.core.gcs_region or inferior.core_segment(gcspr)
+    else:
+        current = inferior.gcs_mapping(gcspr)
+
+    def walk_from(slot):
+        other = copy.copy(state)
+        other.gcs = state.gcs[:2] + (slot,)
+        try:
+            with SourceTarget(lib, other) as t:
+                return t.walk()[0]
+        except GcsError:
+            return []
+
+    return switch.follow(state, frames, walk_from, hints, current)
+
+
 def walk_selected(lib):
     """(state, frames, end status) of the selected thread, or GcsError."""
     state = ThreadState(lib)
     state.require_gcs()
     with SourceTarget(lib, state) as target:
         frames, status = target.walk()
+        frames = follow_switches(lib, state, target, frames)
     return state, frames, status
