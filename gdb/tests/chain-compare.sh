@@ -1,4 +1,6 @@
 # shellcheck shell=sh
+# GDB's $ variables and the regexps matching them are single-quoted on purpose.
+# shellcheck disable=SC2016
 # Helpers shared by the plugin's guest and host tests (POSIX sh, mawk).
 #   frames_of FILE        the function names of `gcs bt` or inspect frames, in order
 #   bt_frames_of FILE     the function names of GDB's own `bt`
@@ -8,6 +10,8 @@
 #                         TID): ...") or `gcsprof inspect` (headers "thread
 #                         TID...:"), sorted by thread: the two compare frame
 #                         for frame, file and line included
+#   nogcs_core_commands   GDB arguments: each gcs command between markers
+#   nogcs_core_checks OUT their output on a core without GCS: one line each
 frames_of() {
 	sed -n 's/^  #[0-9]* *0x[0-9a-f]* \([^ +]*\).*/\1/p' "$1" | tr '\n' ' '
 }
@@ -27,3 +31,24 @@ chains_of() {
 	/^                   +[^ [(]/ { sub(/^ +/, ""); print t, seq++, "inline", $0; next }
 	' "$1" | sort -n -k1,1 -k2,2
 }
+
+# What each gcs command prints on a core of a program without GCS (run
+# without the tunable: GCC 12 does not mark the corpus as GCS compatible).
+nogcs_core_checks() { # nogcs_core_checks OUT
+	for c in bt verify status; do
+		sed -n "/^==$c==/,/^==/p" "$1" | sed '1d;$d' >"$1.$c"
+		check "core without GCS: gcs $c prints one line" [ "$(wc -l <"$1.$c")" -eq 1 ]
+	done
+	check "gcs bt and gcs verify: the same gcs: line, GCS not enabled (or no note)" \
+		grep -q '^gcs: GCS is not enabled in thread 1\|^gcs: no GCS in the target' "$1.bt"
+	check "gcs verify says what gcs bt says" [ "$(cat "$1.bt")" = "$(cat "$1.verify")" ]
+	check "gcs status: not enabled" grep -q '^GCS of thread 1 (LWP [0-9]*) (from .*): not enabled' \
+		"$1.status"
+	check "\$_gcs_verify is -1" grep -q '^\$1 = -1$' "$1"
+	check "no Python traceback in $1" sh -c "! grep -q 'Traceback\\|File \"' $1"
+}
+
+# shellcheck disable=SC2034 # used by the scripts that source this one
+nogcs_core_commands='-ex "echo ==bt==\n" -ex "gcs bt" -ex "echo ==verify==\n" -ex "gcs verify"'
+nogcs_core_commands="$nogcs_core_commands"' -ex "echo ==status==\n" -ex "gcs status"'
+nogcs_core_commands="$nogcs_core_commands"' -ex "echo ==end==\n" -ex "p \$_gcs_verify"'

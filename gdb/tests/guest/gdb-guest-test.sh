@@ -7,8 +7,9 @@
 # shellcheck disable=SC2086
 # The GDB plugin in the guest's GDB 18, one group per argument (or "all"),
 # TAP output: live processes (run to a breakpoint, attach, a signal), cores
-# (threads, the stack smash, a deep recursion) against gcsprof inspect, a
-# program without GCS, and the one-line errors. Exit: 0 all passed, 1 a
+# (threads, the stack smash, a deep recursion) against gcsprof inspect, the
+# inspect corpus's overwritten frame records and GCS switch, a program
+# without GCS (live and a core), and the one-line errors. Exit: 0 all passed, 1 a
 # failure, 4 skipped (no GCS in this CPU or kernel).
 #
 # The workloads are built by GCC 12, which does not mark them as GCS
@@ -17,6 +18,7 @@
 # passes it to the program with `set environment`.
 set -u
 T=/opt/gcsprof/tests
+C=$T/corpus
 PLUGIN=/opt/gcsprof/share/gcsprof/gdb/gcs.py
 GCS3=glibc.cpu.aarch64_gcs=3
 work=${GCSPROF_TEST_DIR:-/tmp/gdb-test.$$}
@@ -123,8 +125,13 @@ t_attach() {
 t_signal() {
 	g signal.txt -ex "set environment GLIBC_TUNABLES=$GCS3" -ex 'handle SIGUSR1 nostop noprint pass' \
 		-ex 'break in_handler' -ex run \
-		-ex 'gcs bt' -ex 'gcs verify' --args $T/gdb-chain signal
+		-ex 'gcs bt' -ex 'gcs verify' -ex 'p $_gcs_verify' --args $T/gdb-chain signal
 	show signal.txt
+	# GDB unwinds through the signal frame as the GCS records it: its
+	# <signal handler called> frame is the trampoline, the next the
+	# interrupted PC.
+	check "gcs verify agrees through the signal frame" grep -q ': agree$' signal.txt
+	check "\$_gcs_verify is 0" grep -q '^\$1 = 0$' signal.txt
 	check "the signal delivery is shown as such" grep -q -- '---- signal delivered here' signal.txt
 	names=$(frames_of signal.txt)
 	check "in_handler, handler, then the interrupted chain down to main" \
@@ -158,12 +165,17 @@ t_threads() {
 	check "the threaded program dumped a core ($core)" [ -n "$core" ]
 	[ -n "$core" ] || return
 	mv "$core" threads.core
-	g threads.txt -ex 'thread apply all gcs bt' $T/gcsprof-threads threads.core
+	g threads.txt -ex 'thread apply all gcs bt' -ex 'echo ==verify==\n' \
+		-ex 'thread apply all gcs verify' $T/gcsprof-threads threads.core
 	head -n 30 threads.txt | show
 	check "every thread's chain (4)" [ "$(grep -c 'frames from the GCS' threads.txt)" -eq 4 ]
 	check "the workers' chains run through worker" [ "$(grep -c ' worker+0x' threads.txt)" -ge 3 ]
 	check "inline frames at their call sites" grep -q ' spin_for \[inlined\] at .*common.h:[0-9]' threads.txt
 	check "the main thread's through main" grep -q '^  #[0-9]* *0x[0-9a-f]* main' threads.txt
+	sed -n '/^==verify==/,$p' threads.txt >threads.verify.txt
+	check "thread apply all gcs verify: every thread agrees (4)" \
+		[ "$(grep -c '^thread [0-9]* (LWP [0-9]*): GDB.s unwind .*: agree$' threads.verify.txt)" -eq 4 ]
+	check "and no thread parts" sh -c '! grep -q "they part" threads.verify.txt'
 	compare_with_inspect threads $T/gcsprof-threads threads.core threads.txt
 	no_traceback threads.txt
 }
@@ -202,8 +214,77 @@ t_nogcs() {
 	check "gcs bt without GCS: one clear line" \
 		[ "$(grep -c '^gcs: GCS is not enabled in thread 1' nogcs.txt)" -eq 2 ]
 	check "\$_gcs_verify is -1" grep -q '^\$1 = -1$' nogcs.txt
-	check "gcs status says it is off" grep -q '^  enabled   no' nogcs.txt
+	check "gcs status says it is off, in one line" \
+		grep -q '^GCS of thread 1 (LWP [0-9]*) (from .*): not enabled (features_enabled 0x0' nogcs.txt
 	no_traceback nogcs.txt
+}
+
+t_nogcs_core() {
+	rm -f core core.*
+	# shellcheck disable=SC3045
+	(ulimit -c unlimited; exec env -u GLIBC_TUNABLES $C/healthy-abort-deep) >/dev/null 2>&1
+	core=$(first_core)
+	check "the program without GCS dumped a core ($core)" [ -n "$core" ]
+	[ -n "$core" ] || return
+	mv "$core" nogcs.core
+	eval g nogcs-core.txt "$nogcs_core_commands" $C/healthy-abort-deep nogcs.core
+	show nogcs-core.txt
+	nogcs_core_checks nogcs-core.txt
+}
+
+# Frame records overwritten further up than x30 (the inspect corpus).
+t_records() {
+	dump_core lr $C/corrupt-overwritten-lr || return
+	g lr.txt -ex 'gcs bt' -ex 'gcs verify' -ex 'p $_gcs_verify' $C/corrupt-overwritten-lr lr.core
+	show lr.txt
+	check "gcs bt: d c b a main, from the GCS" sh -c "echo '$(frames_of lr.txt)' | grep -q ' d c b a main '"
+	b=$(sed -n 's/^  #\([0-9]*\) *0x[0-9a-f]* b+0x.*/\1/p' lr.txt | head -n 1)
+	a=$((${b:-90} + 1))
+	check "gcs verify: they part at a's frame, #$a (b's caller)" grep -q "they part at frame #$a\$" lr.txt
+	gcs_a=$(sed -n "s/^  #$a *\(0x[0-9a-f]*\) a+0x.*/\1/p" lr.txt | head -n 1)
+	check "the GCS's address for #$a is a's return address in gcs bt ($gcs_a)" \
+		grep -q "^  GCS: #$a *${gcs_a:-none} a+0x[0-9a-f]* at .*overwritten-lr.c:[0-9]*  (GCS slot 0x" lr.txt
+	check "GDB's address for #$a is the one d wrote" grep -q "^  GDB: #$a *0x0000dead0000bee0 ??" lr.txt
+	check "GDB read b's return address from the stack" \
+		grep -q "GDB read frame #$b (b)'s return address from the stack; the CPU pushed ${gcs_a:-none} (a)" lr.txt
+	check "the frame record is named: b's, holding 0x0000dead0000bee0, GDB's source for #$a" \
+		grep -q "the frame record at 0x[0-9a-f]* (frame #$b's, b) holds return address 0x0000dead0000bee0, which is not on the GCS: GDB took frame #$a from it" lr.txt
+	gcsprof inspect lr.core >lr.inspect.txt 2>&1
+	rec=$(sed -n 's/.*its frame record at \(0x[0-9a-f]*\) holds return address 0x0000dead0000bee0.*/\1/p' \
+		lr.inspect.txt)
+	check "the same record as gcsprof inspect names (${rec:-none})" grep -q "frame record at ${rec:-none} " lr.txt
+	check "\$_gcs_verify is $a" grep -q "^\$1 = $a\$" lr.txt
+	no_traceback lr.txt
+
+	# A saved frame pointer overwritten: GDB unwinds by the CFI and agrees
+	# with the GCS, but the x29 chain does not, and verify says so.
+	dump_core heap $C/corrupt-fp-into-heap || return
+	g heap.txt -ex 'gcs bt' -ex 'gcs verify' -ex 'p $_gcs_verify' $C/corrupt-fp-into-heap heap.core
+	show heap.txt
+	c=$(sed -n 's/^  #\([0-9]*\) *0x[0-9a-f]* c+0x.*/\1/p' heap.txt | head -n 1)
+	check "gcs verify: GDB's unwind agrees" grep -q ': agree$' heap.txt
+	check "but names c's frame record (#${c:-?}), its link overwritten" \
+		grep -q "the frame record at 0x[0-9a-f]* (frame #${c:-x}'s, c) holds the right return address 0x[0-9a-f]*, but its saved frame pointer 0x[0-9a-f]* points below it" heap.txt
+	check "\$_gcs_verify is 0" grep -q '^\$1 = 0$' heap.txt
+	no_traceback heap.txt
+}
+
+# A real GCS switch (GCSSS1/GCSSS2 onto a map_shadow_stack GCS).
+t_switch() {
+	dump_core switch $C/healthy-gcs-switch || return
+	g switch.txt -ex 'gcs bt' -ex 'gcs verify' -ex 'p $_gcs_verify' $C/healthy-gcs-switch switch.core
+	show switch.txt
+	check "gcs bt shows the switch" \
+		grep -q '^  ---- GCS switch: this stack was left here (switch cap token 0x[0-9a-f]* at 0x[0-9a-f]*)' switch.txt
+	sed -n '1,/: GDB.s unwind/p' switch.txt >switch.bt.txt
+	sed -n '/GCS switch/q;p' switch.bt.txt >switch.new.txt
+	sed -n '/GCS switch/,$p' switch.bt.txt >switch.old.txt
+	check "the new GCS's frames, then the old one's: s3 s2 on_new_stack run_on | switch_away main" \
+		sh -c "echo '$(frames_of switch.new.txt)' | grep -q ' s3 s2 on_new_stack run_on \$' &&
+			echo '$(frames_of switch.old.txt)' | grep -q '^switch_away main '"
+	check "gcs verify agrees across the switch" grep -q ': agree$' switch.txt
+	check "\$_gcs_verify is 0" grep -q '^\$1 = 0$' switch.txt
+	no_traceback switch.txt
 }
 
 t_errors() {
@@ -231,11 +312,17 @@ t_for_host() {
 	t_smash
 	t_threads
 	t_deep
+	t_nogcs_core
+	t_records
+	t_switch
 	for f in smash threads deep; do
 		cp $f.core $f.txt $f.inspect.txt /share/ 2>/dev/null
 		mkdir -p /share/root$T && cp $T/gcsprof-$f /share/root$T/
 	done
+	cp nogcs.core lr.core lr.txt switch.core switch.txt /share/ 2>/dev/null
+	mkdir -p /share/root$C
+	cp $C/healthy-abort-deep $C/corrupt-overwritten-lr $C/healthy-gcs-switch /share/root$C/
 	share_libc
 }
 
-tap_groups "errors live attach signal threads smash deep nogcs" "$@"
+tap_groups "errors live attach signal threads smash deep nogcs nogcs_core records switch" "$@"

@@ -5,7 +5,9 @@
 # which knows no GCS registers: the plugin takes the GCS state from each
 # core's NT_ARM_GCS note through libgcswalk, `set sysroot` at a copy of the
 # guest's files. The chains must equal the guest GDB's and gcsprof
-# inspect's on the same core, frame for frame; the smash must be found.
+# inspect's on the same core, frame for frame; the smash must be found, the
+# overwritten frame record named, the GCS switch followed, and a core
+# without GCS met with one line per command.
 # TAP; 4 (skip) without an arm64 build or without GCS in the guest.
 # Usage: gdb-cores-test.sh VM_RUN KERNEL STAGE GDB PLUGIN GCSPROF WORKDIR
 set -u
@@ -14,6 +16,7 @@ here=$(dirname "$0")
 . "$here/../../../tests/tap.sh"
 . "$here/../chain-compare.sh"
 T=/opt/gcsprof/tests
+C=$T/corpus
 
 if [ ! -x "$stage/tests/gdb-guest-test.sh" ]; then
 	echo "1..0 # SKIP no arm64 build in $stage (scripts/build makes it)"
@@ -32,7 +35,7 @@ cd "$work" || exit 1
 # The guest's own checks of these cores count here too.
 check "the guest's checks of the cores passed" [ "$rc" -eq 0 ]
 [ "$rc" -eq 0 ] || grep '^not ok' "$work.log" | show
-for f in smash threads deep; do
+for f in smash threads deep nogcs lr switch; do
 	[ -f $f.core ] || { echo "# the guest made no $f.core"; tap_done; }
 done
 root=$work/root
@@ -95,7 +98,30 @@ g deep.host.txt $T/gcsprof-deep deep.core -ex 'gcs bt'
 check "deep: the recursion in one line" grep -qE 'the same frame (199[0-9]|20[0-9][0-9]) more times' \
 	deep.host.txt
 same_chains "deep: the same chain as the guest's GDB 18" deep.host.txt deep.txt
-for f in smash threads deep; do
+# A core of a program without GCS: its note (or none) says so.
+eval g nogcs.host.txt $C/healthy-abort-deep nogcs.core "$nogcs_core_commands"
+show nogcs.host.txt
+nogcs_core_checks nogcs.host.txt
+
+g lr.host.txt $C/corrupt-overwritten-lr lr.core -ex 'gcs verify' -ex 'p $_gcs_verify'
+show lr.host.txt
+check "overwritten-lr: gcs verify parts at a's frame, #6" grep -q 'they part at frame #6$' lr.host.txt
+check "overwritten-lr: GDB's #6 is the address d wrote" grep -q '^  GDB: #6 *0x0000dead0000bee0 ??' lr.host.txt
+check "overwritten-lr: b's frame record named" \
+	grep -q "the frame record at 0x[0-9a-f]* (frame #5's, b) holds return address 0x0000dead0000bee0, which is not on the GCS: GDB took frame #6 from it" lr.host.txt
+check "overwritten-lr: the same verdict as the guest's GDB 18" \
+	[ "$(grep '^  \(GCS\|GDB\|the frame record\)' lr.host.txt)" = "$(grep '^  \(GCS\|GDB\|the frame record\)' lr.txt)" ]
+check "overwritten-lr: \$_gcs_verify is 6" grep -q '^\$1 = 6$' lr.host.txt
+
+g switch.host.txt $C/healthy-gcs-switch switch.core -ex 'gcs bt' -ex 'gcs verify'
+show switch.host.txt
+check "gcs-switch: gcs bt shows the switch" grep -q '^  ---- GCS switch: this stack was left here' switch.host.txt
+check "gcs-switch: and goes on to switch_away and main" \
+	sh -c "sed -n '/GCS switch/,/: GDB.s unwind/p' switch.host.txt | grep -q '^  #8 *0x[0-9a-f]* main+'"
+same_chains "gcs-switch: the same chain as the guest's GDB 18" switch.host.txt switch.txt
+check "gcs-switch: gcs verify agrees" grep -q ': agree$' switch.host.txt
+
+for f in smash threads deep lr switch; do
 	check "$f: no Python traceback" sh -c "! grep -q 'Traceback\|File \"' $f.host.txt"
 done
 tap_done
