@@ -151,12 +151,9 @@ static int core_regions(struct gcswalk_target *t)
 static int core_fatal_signal(const struct gcswalk_target *t, struct gcswalk_signal_info *info)
 {
 	const struct core_state *c = C(t);
-	size_t size = info->size;
 
 	if (!c->have_siginfo || c->signo == 0)
 		return GCSWALK_E_NO_SIGNAL;
-	memset(info, 0, size);
-	info->size = size;
 	info->signo = c->signo;
 	info->code = c->code;
 	info->error = c->error;

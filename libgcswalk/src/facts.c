@@ -71,27 +71,33 @@ size_t gcswalk_target_region_count(gcswalk_target *t)
 
 int gcswalk_target_region(gcswalk_target *t, size_t index, struct gcswalk_region *r)
 {
-	size_t size;
+	struct gcswalk_region out;
 
-	if (!t || !r || r->size < sizeof(*r))
+	if (!t || !r || r->size < GW_REGION_SIZE_1_0)
 		return GCSWALK_E_INVALID;
 	if (load_regions(t) < 0 || index >= t->nregions)
 		return GCSWALK_E_INVALID;
-	/* A newer caller's larger struct: what this library knows, the rest 0. */
-	size = r->size;
-	memset(r, 0, size);
-	r->size = size;
-	r->kind = t->regions[index].kind;
-	r->start = t->regions[index].start;
-	r->end = t->regions[index].end;
-	return GCSWALK_OK;
+	memset(&out, 0, sizeof(out));
+	out.size = sizeof(out);
+	out.kind = t->regions[index].kind;
+	out.start = t->regions[index].start;
+	out.end = t->regions[index].end;
+	return gw_sized_out(r, r->size, &out, sizeof(out), GW_REGION_SIZE_1_0);
 }
 
 int gcswalk_target_fatal_signal(const gcswalk_target *t, struct gcswalk_signal_info *info)
 {
-	if (!t || !info || info->size < sizeof(*info) || !t->be->fatal_signal)
+	struct gcswalk_signal_info out;
+	int ret;
+
+	if (!t || !info || info->size < GW_SIGNAL_INFO_SIZE_1_0 || !t->be->fatal_signal)
 		return GCSWALK_E_INVALID;
-	return t->be->fatal_signal(t, info);
+	memset(&out, 0, sizeof(out));
+	out.size = sizeof(out);
+	ret = t->be->fatal_signal(t, &out);
+	if (ret < 0)
+		return ret;
+	return gw_sized_out(info, info->size, &out, sizeof(out), GW_SIGNAL_INFO_SIZE_1_0);
 }
 
 int gcswalk_target_mapping_build_id(gcswalk_target *t, size_t index, const unsigned char **id,

@@ -65,7 +65,9 @@ struct gw_backend {
 	/* The malloc'd path under which this machine opens the target's file
 	 * PATH (live: through /proc/PID/root). May be NULL (PATH itself). */
 	char *(*file_path)(const struct gcswalk_target *t, const char *path);
-	/* The core's fatal signal. May be NULL (not a core). */
+	/* The core's fatal signal into INFO, this library's own struct,
+	 * zeroed (the caller copies it out by the size rule). May be NULL
+	 * (not a core). */
 	int (*fatal_signal)(const struct gcswalk_target *t, struct gcswalk_signal_info *info);
 };
 
@@ -155,19 +157,41 @@ GW_HIDDEN int gw_elf_build_id(void *elf, unsigned char **id, size_t *size);
 GW_HIDDEN int gw_target_opened(struct gcswalk_target *t, int status, gcswalk_target **out,
 			       char **errmsg);
 
-/* target.c: sized structs from callers (options, sources): SRC holds SRC_SIZE
- * bytes (its size field), at least MIN_SIZE (the 1.0 size); a larger
- * struct from a newer caller is accepted when the bytes this library does
- * not know are zero. DST (DST_SIZE bytes, holding the defaults) gets the
- * known part. GCSWALK_OK or GCSWALK_E_INVALID. */
+/*
+ * target.c: sized structs (the rule of docs/libgcswalk.md, "Sized
+ * structs"). Every sized struct has a frozen 1.0 size below, the smallest
+ * a caller may give; a field added later goes at the end, and the
+ * minimum stays.
+ *
+ * gw_sized_in: a struct the caller passes in. SRC holds SRC_SIZE bytes
+ * (its size field), at least MIN_SIZE; a larger struct from a newer caller
+ * is accepted when the bytes this library does not know are zero. DST
+ * (DST_SIZE bytes, holding the defaults) gets the known part: an older
+ * caller's missing fields keep their defaults. GCSWALK_OK or
+ * GCSWALK_E_INVALID.
+ *
+ * gw_sized_out: a struct the library fills. The call fills a local copy
+ * SRC (SRC_SIZE bytes, its own sizeof), then this copies it out to the
+ * caller's DST of DST_SIZE bytes (its size field), at least MIN_SIZE:
+ * min(DST_SIZE, SRC_SIZE) bytes, the caller's size field kept; a newer
+ * caller's bytes this library does not know are zeroed. Nothing past
+ * DST_SIZE is written. GCSWALK_OK or GCSWALK_E_INVALID.
+ */
 GW_HIDDEN int gw_sized_in(void *dst, size_t dst_size, const void *src, size_t src_size,
 			  size_t min_size);
+GW_HIDDEN int gw_sized_out(void *dst, size_t dst_size, const void *src, size_t src_size,
+			   size_t min_size);
 
-/* The options structs' sizes in 1.0, the smallest accepted. A field added
- * later goes at the end; its struct's minimum stays. */
-#define GW_WALK_OPTIONS_SIZE_1_0 (offsetof(struct gcswalk_walk_options, symbolizer) + sizeof(void *))
-#define GW_SYMBOLIZER_OPTIONS_SIZE_1_0 \
-	(offsetof(struct gcswalk_symbolizer_options, debuginfo_path) + sizeof(char *))
+/* The end of FIELD in TYPE: a struct's size up to and with that field. */
+#define GW_SIZE_TO(type, field) (offsetof(type, field) + sizeof(((type *)0)->field))
+/* The sized structs' sizes in 1.0: each up to its last 1.0 field. */
+#define GW_WALK_OPTIONS_SIZE_1_0 GW_SIZE_TO(struct gcswalk_walk_options, symbolizer)
+#define GW_SYMBOLIZER_OPTIONS_SIZE_1_0 GW_SIZE_TO(struct gcswalk_symbolizer_options, debuginfo_path)
+#define GW_SOURCE_SIZE_1_0 GW_SIZE_TO(struct gcswalk_source, mapping_count)
+#define GW_SOURCE_THREAD_SIZE_1_0 GW_SIZE_TO(struct gcswalk_source_thread, gcs)
+#define GW_SIGNAL_INFO_SIZE_1_0 GW_SIZE_TO(struct gcswalk_signal_info, thread_index)
+#define GW_REGION_SIZE_1_0 GW_SIZE_TO(struct gcswalk_region, end)
+#define GW_PROC_THREAD_SIZE_1_0 GW_SIZE_TO(struct gcswalk_proc_thread, cpu_time_ns)
 
 /* symbol.c: unwind thread TH with libdwfl's CFI unwinder over the
  * symboliser's modules (the symboliser owns the Dwfl and sets up its

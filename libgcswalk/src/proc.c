@@ -248,12 +248,18 @@ int gcswalk_proc_thread(int pid, int tid, int *stat_fd, struct gcswalk_proc_thre
 {
 	char path[96], buf[STAT_MAX];
 	int fd = stat_fd ? *stat_fd : -1, first = fd < 0, ret, c;
+	struct gcswalk_proc_thread out;
 	uint64_t ticks = 0;
 	long hz;
 	char state;
 
-	if (pid <= 0 || tid <= 0 || !info || info->size < sizeof(*info))
+	if (pid <= 0 || tid <= 0 || !info || info->size < GW_PROC_THREAD_SIZE_1_0)
 		return GCSWALK_E_INVALID;
+	/* A local copy of ours, holding what the caller has (tgid and
+	 * tracer_pid stay as they are on later calls). */
+	memset(&out, 0, sizeof(out));
+	memcpy(&out, info, info->size < sizeof(out) ? info->size : sizeof(out));
+	out.size = sizeof(out);
 	if (fd < 0) {
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -271,12 +277,10 @@ int gcswalk_proc_thread(int pid, int tid, int *stat_fd, struct gcswalk_proc_thre
 		if (!status) {
 			ret = gw_proc_status_of_errno(errno);
 		} else {
-			size_t size = info->size;
-
-			memset(info, 0, size);
-			info->size = size;
-			info->tgid = (int)field_of(status, "\nTgid:", &c);
-			info->tracer_pid = (int)field_of(status, "\nTracerPid:", &c);
+			memset(&out, 0, sizeof(out));
+			out.size = sizeof(out);
+			out.tgid = (int)field_of(status, "\nTgid:", &c);
+			out.tracer_pid = (int)field_of(status, "\nTracerPid:", &c);
 			free(status);
 		}
 	}
@@ -287,9 +291,9 @@ int gcswalk_proc_thread(int pid, int tid, int *stat_fd, struct gcswalk_proc_thre
 	if (ret < 0)
 		return ret;
 	hz = sysconf(_SC_CLK_TCK);
-	info->state = state;
-	info->cpu_time_ns = hz > 0 ? ticks * (1000000000ULL / (uint64_t)hz) : 0;
-	return GCSWALK_OK;
+	out.state = state;
+	out.cpu_time_ns = hz > 0 ? ticks * (1000000000ULL / (uint64_t)hz) : 0;
+	return gw_sized_out(info, info->size, &out, sizeof(out), GW_PROC_THREAD_SIZE_1_0);
 }
 
 /* Whether the blank-separated list S holds the word FLAG. */

@@ -162,7 +162,8 @@ static int load_source(struct gcswalk_target *t, const struct gcswalk_source *sr
 
 		memset(&st, 0, sizeof(st));
 		if (item->size != stride ||
-		    gw_sized_in(&st, sizeof(st), item, item->size, sizeof(st)) != GCSWALK_OK)
+		    gw_sized_in(&st, sizeof(st), item, item->size,
+				GW_SOURCE_THREAD_SIZE_1_0) != GCSWALK_OK)
 			return gw_fail(t, GCSWALK_E_INVALID,
 				       "source thread %zu: size %zu (stride %zu, this library's %zu)",
 				       i, item->size, stride, sizeof(st));
@@ -195,7 +196,7 @@ int gcswalk_target_open_source(gcswalk_target **out, const struct gcswalk_source
 		*out = NULL;
 	memset(&src, 0, sizeof(src));
 	if (!out || !source || gw_sized_in(&src, sizeof(src), source, source->size,
-					    sizeof(src)) != GCSWALK_OK)
+					    GW_SOURCE_SIZE_1_0) != GCSWALK_OK)
 		return GCSWALK_E_INVALID;
 	t = gw_target_alloc(&source_backend);
 	if (!t)

@@ -256,3 +256,14 @@ int gw_sized_in(void *dst, size_t dst_size, const void *src, size_t src_size, si
 	memcpy(dst, src, src_size < dst_size ? src_size : dst_size);
 	return GCSWALK_OK;
 }
+
+int gw_sized_out(void *dst, size_t dst_size, const void *src, size_t src_size, size_t min_size)
+{
+	if (!dst || dst_size < min_size || src_size < sizeof(size_t))
+		return GCSWALK_E_INVALID;
+	memcpy((unsigned char *)dst + sizeof(size_t), (const unsigned char *)src + sizeof(size_t),
+	       (dst_size < src_size ? dst_size : src_size) - sizeof(size_t));
+	if (dst_size > src_size)
+		memset((unsigned char *)dst + src_size, 0, dst_size - src_size);
+	return GCSWALK_OK;
+}
