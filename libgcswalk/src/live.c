@@ -2,13 +2,11 @@
 /*
  * Live processes through ptrace: every thread stopped (by us with
  * PTRACE_SEIZE + PTRACE_INTERRUPT, or already by the caller), registers
- * and NT_ARM_GCS through PTRACE_GETREGSET, thread names from
- * /proc/PID/task/TID/comm, the memory map from /proc/PID/maps, and GCS
- * memory through process_vm_readv in one call per walk.
+ * and NT_ARM_GCS through PTRACE_GETREGSET, and GCS memory through
+ * process_vm_readv in one call per walk. What /proc says (threads, their
+ * names, the memory map) is parsed in proc.c.
  */
 #define _GNU_SOURCE
-#include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -44,7 +42,7 @@ struct live_state {
 	/* Every mapping of the last map read, file-backed or not: the
 	 * regions a GCS can be in. */
 	struct gw_segment *segs;
-	size_t nsegs;
+	size_t nsegs, segs_cap;
 };
 
 static struct live_state *L(const struct gcswalk_target *t)
@@ -343,93 +341,83 @@ static int seize_one(struct gcswalk_target *t, pid_t tid, uint64_t deadline)
 	return 1;
 }
 
-/* One pass over /proc/PID/task: attach (SEIZE) or record (STOPPED) threads
- * not seen yet. *FRESH counts them. */
+struct scan {
+	struct gcswalk_target *t;
+	uint64_t deadline;
+	size_t fresh;
+	int failed;     /* a thread's own failure, already said */
+};
+
+/* A thread of /proc/PID/task: attach (SEIZE) or record (STOPPED) it if
+ * not seen yet. */
+static int scan_one(void *arg, pid_t tid)
+{
+	struct scan *sc = arg;
+	struct gcswalk_target *t = sc->t;
+	int ret;
+
+	if (find_thread(t, tid))
+		return GCSWALK_OK;
+	sc->failed = 1;
+	if (L(t)->flags & (GCSWALK_ATTACH_STOPPED | GCSWALK_ATTACH_NONE)) {
+		if (!add_thread(t, tid))
+			return gw_fail(t, GCSWALK_E_NOMEM, "out of memory");
+		sc->failed = 0;
+		sc->fresh++;
+		return GCSWALK_OK;
+	}
+	ret = seize_one(t, tid, sc->deadline);
+	if (ret < 0)
+		return ret;
+	sc->failed = 0;
+	sc->fresh += (size_t)ret;
+	return GCSWALK_OK;
+}
+
+/* One pass over /proc/PID/task. *FRESH counts the threads not seen yet. */
 static int scan_tasks(struct gcswalk_target *t, uint64_t deadline, size_t *fresh)
 {
-	char path[64];
-	struct dirent *de;
-	DIR *d;
-	int ret = GCSWALK_OK;
+	struct scan sc = { t, deadline, 0, 0 };
+	int ret = gw_proc_each_task(t->pid, scan_one, &sc);
 
-	*fresh = 0;
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)t->pid);
-	d = opendir(path);
-	if (!d)
-		return gw_fail_errno(t, errno == ENOENT ? GCSWALK_E_NO_PROCESS : GCSWALK_E_SYSTEM,
-				     errno, "process %d", (int)t->pid);
-	while ((de = readdir(d)) != NULL) {
-		char *end;
-		long tid = strtol(de->d_name, &end, 10);
-
-		if (!isdigit((unsigned char)de->d_name[0]) || *end || tid <= 0 || tid > INT32_MAX)
-			continue;
-		if (find_thread(t, (pid_t)tid))
-			continue;
-		if (L(t)->flags & (GCSWALK_ATTACH_STOPPED | GCSWALK_ATTACH_NONE)) {
-			struct gw_thread *th = add_thread(t, (pid_t)tid);
-
-			if (!th) {
-				ret = gw_fail(t, GCSWALK_E_NOMEM, "out of memory");
-				break;
-			}
-			(*fresh)++;
-			continue;
-		}
-		ret = seize_one(t, (pid_t)tid, deadline);
-		if (ret < 0)
-			break;
-		*fresh += (size_t)ret;
-		ret = GCSWALK_OK;
-	}
-	closedir(d);
+	*fresh = sc.fresh;
+	if (ret < 0 && !sc.failed)      /* /proc/PID/task itself */
+		return gw_fail_errno(t, ret, errno, "process %d", (int)t->pid);
 	return ret;
+}
+
+/* A line of /proc/PID/maps: a segment to read memory from, and a
+ * mapping to symbolise if it names a file. */
+static int add_map_line(void *arg, const struct gw_proc_map *m)
+{
+	struct gcswalk_target *t = arg;
+	struct live_state *ls = L(t);
+	struct gw_segment *n;
+	int ret;
+
+	n = gw_grow(ls->segs, ls->nsegs, &ls->segs_cap, sizeof(*n));
+	if (!n)
+		return gw_fail(t, GCSWALK_E_NOMEM, "out of memory");
+	ls->segs = n;
+	ls->segs[ls->nsegs++] = (struct gw_segment){ m->lo, m->hi - m->lo, 0, m->hi - m->lo };
+	if (m->name_len && m->name[0] == '/') {
+		ret = gw_target_add_mapping(t, m->lo, m->hi, m->offset, m->name, m->name_len);
+		if (ret < 0)
+			return gw_fail(t, ret, "out of memory");
+	}
+	return GCSWALK_OK;
 }
 
 static int read_maps(struct gcswalk_target *t)
 {
-	char path[64], *text, *line, *next;
-	size_t cap = 0;
-	int ret = GCSWALK_OK;
+	char path[64], *text;
+	int ret;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)t->pid);
 	text = gw_proc_read_file(path);
 	if (!text)
-		return gw_fail_errno(t, errno == ENOENT ? GCSWALK_E_NO_PROCESS :
-				     errno == EACCES || errno == EPERM ? GCSWALK_E_PERMISSION :
-				     GCSWALK_E_SYSTEM, errno, "%s", path);
-	for (line = text; *line; line = next) {
-		unsigned long long lo, hi, off;
-		int name_at = 0;
-		char *nl = strchr(line, '\n');
-
-		next = nl ? nl + 1 : line + strlen(line);
-		if (nl)
-			*nl = '\0';
-		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %n", &lo, &hi, &off, &name_at) < 3 ||
-		    hi <= lo)
-			continue;
-		if (L(t)->nsegs == cap) {
-			struct gw_segment *n;
-
-			cap = cap ? cap * 2 : 64;
-			n = realloc(L(t)->segs, cap * sizeof(*n));
-			if (!n) {
-				ret = gw_fail(t, GCSWALK_E_NOMEM, "out of memory");
-				break;
-			}
-			L(t)->segs = n;
-		}
-		L(t)->segs[L(t)->nsegs++] = (struct gw_segment){ lo, hi - lo, 0, hi - lo };
-		if (name_at > 0 && line[name_at] == '/') {
-			ret = gw_target_add_mapping(t, lo, hi, off, line + name_at,
-						    strlen(line + name_at));
-			if (ret < 0) {
-				gw_fail(t, ret, "out of memory");
-				break;
-			}
-		}
-	}
+		return gw_fail_errno(t, gw_proc_status_of_errno(errno), errno, "%s", path);
+	ret = gw_proc_parse_maps(text, add_map_line, t);
 	free(text);
 	return ret;
 }
@@ -437,15 +425,10 @@ static int read_maps(struct gcswalk_target *t)
 /* The thread's name from /proc; the old one is retired, not freed. */
 static int read_thread_name(struct gcswalk_target *t, struct gw_thread *th)
 {
-	char path[96], *name, *nl;
+	char *name = gw_proc_thread_name(t->pid, th->tid);
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)t->pid, (int)th->tid);
-	name = gw_proc_read_file(path);
 	if (!name)
 		return GCSWALK_OK;      /* gone: the walk will say so */
-	nl = strchr(name, '\n');
-	if (nl)
-		*nl = '\0';
 	if (th->name && gw_target_retire(t, th->name) < 0) {
 		th->name = name;
 		return gw_fail(t, GCSWALK_E_NOMEM, "out of memory");
@@ -561,14 +544,15 @@ static int reread_maps(struct gcswalk_target *t)
 {
 	struct gw_mapping *old = t->maps;
 	struct gw_segment *old_segs = L(t)->segs;
-	size_t nold = t->nmaps, old_cap = t->maps_cap, nold_segs = L(t)->nsegs, i, k, next = 0;
+	size_t nold = t->nmaps, old_cap = t->maps_cap, nold_segs = L(t)->nsegs;
+	size_t old_segs_cap = L(t)->segs_cap, i, k, next = 0;
 	int old_unsorted = t->maps_unsorted, ret;
 
 	t->maps = NULL;
 	t->nmaps = t->maps_cap = 0;
 	t->maps_unsorted = 0;
 	L(t)->segs = NULL;
-	L(t)->nsegs = 0;
+	L(t)->nsegs = L(t)->segs_cap = 0;
 	ret = read_maps(t);
 	if (ret < 0) {
 		for (i = 0; i < t->nmaps; i++)
@@ -581,6 +565,7 @@ static int reread_maps(struct gcswalk_target *t)
 		t->maps_unsorted = old_unsorted;
 		L(t)->segs = old_segs;
 		L(t)->nsegs = nold_segs;
+		L(t)->segs_cap = old_segs_cap;
 		return ret;
 	}
 	/* Both maps are in address order and mostly alike: search from
@@ -615,7 +600,6 @@ static int refreshable(struct gcswalk_target *t)
 int gcswalk_target_refresh_thread(gcswalk_target *t, int tid, unsigned flags)
 {
 	struct gw_thread *th;
-	char path[64];
 	size_t index;
 	int ret, fresh = 0;
 
@@ -625,8 +609,7 @@ int gcswalk_target_refresh_thread(gcswalk_target *t, int tid, unsigned flags)
 	gw_clear_error(t);
 	th = find_thread(t, tid);
 	if (!th) {
-		snprintf(path, sizeof(path), "/proc/%d/task/%d", (int)t->pid, tid);
-		if (access(path, F_OK) != 0)
+		if (!gw_proc_has_thread(t->pid, tid))
 			return gw_fail(t, errno == ENOENT ? GCSWALK_E_INVALID : GCSWALK_E_SYSTEM,
 				       "%d is not a thread of process %d", tid, (int)t->pid);
 		th = add_thread(t, tid);

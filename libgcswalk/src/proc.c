@@ -142,6 +142,55 @@ int gw_proc_each_task(pid_t pid, int (*fn)(void *arg, pid_t tid), void *arg)
 	return ret;
 }
 
+int gw_proc_parse_maps(char *text, int (*fn)(void *arg, const struct gw_proc_map *m), void *arg)
+{
+	char *line, *next;
+	int ret = GCSWALK_OK;
+
+	for (line = text; *line && ret >= 0; line = next) {
+		unsigned long long lo, hi, off;
+		int name_at = 0;
+		char *nl = strchr(line, '\n');
+		struct gw_proc_map m;
+
+		next = nl ? nl + 1 : line + strlen(line);
+		if (nl)
+			*nl = '\0';
+		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %n", &lo, &hi, &off, &name_at) < 3 ||
+		    hi <= lo)
+			continue;
+		m = (struct gw_proc_map){ lo, hi, off, NULL, 0 };
+		if (name_at > 0) {
+			m.name = line + name_at;
+			m.name_len = strlen(m.name);
+		}
+		ret = fn(arg, &m);
+	}
+	return ret;
+}
+
+int gw_proc_has_thread(pid_t pid, pid_t tid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d", (int)pid, (int)tid);
+	return access(path, F_OK) == 0;
+}
+
+char *gw_proc_thread_name(pid_t pid, pid_t tid)
+{
+	char path[96], *name, *nl;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
+	name = gw_proc_read_file(path);
+	if (!name)
+		return NULL;
+	nl = strchr(name, '\n');
+	if (nl)
+		*nl = '\0';
+	return name;
+}
+
 struct tid_list {
 	int *tids;
 	size_t n, cap;
