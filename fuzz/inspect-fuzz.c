@@ -2,7 +2,7 @@
 /*
  * Harness: `gcsprof inspect CORE`, the post-mortem report, on a fuzzed
  * core: libgcswalk's reader and walks as gcsprof drives them (every frame,
- * however deep), gcsprof's own NT_SIGINFO parsing, the stack check and
+ * however deep), the core's fatal signal as libgcswalk reads it, the stack check and
  * its corruption report, written to standard output (here /dev/null).
  * The corpus is the core harness's (fuzz/corpus/core).
  */

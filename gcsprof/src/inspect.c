@@ -37,7 +37,6 @@ static const struct gp_option inspect_options[] = {
 /* Every frame is walked, however deep: none is hidden unless asked. */
 #define WALK_ALL_FRAMES ((size_t)1 << 30)
 
-#define SEGV_CPERR_CODE 10
 
 struct fatal {
 	int signo, code;
@@ -252,13 +251,6 @@ static void print_record_claim(FILE *f, gcswalk_target *t, gcswalk_symbolizer *s
 }
 
 /*
- * At a failed GCS check the thread stopped at a return whose link
- * register, just loaded from the stack, was not the newest GCS entry: the
- * record it came from was overwritten. This reads the fatal signal, which
- * libgcswalk does not know; elsewhere the LR differs legitimately (it is
- * stale once a call has returned). Returns 1 if it claims corruption.
- */
-/*
  * gcswalk_verify()'s verdicts on the registers of a thread killed by a GCS
  * check fault (the REGISTER verdicts), in the words of the other claims:
  * the frame is the one the refused return was leaving (the PC's), the
@@ -452,7 +444,7 @@ static int inspect_run(void *p, int argc, char **argv)
 	if (fs.found)
 		fprintf(out.fp, "fatal signal: %d (%s)%s, code %d, address 0x%" PRIx64 "\n", fs.signo,
 			signal_name(fs.signo),
-			fs.signo == SIGSEGV && fs.code == SEGV_CPERR_CODE ?
+			fs.signo == SIGSEGV && fs.code == GCSWALK_SEGV_CPERR ?
 				" from a GCS check (SEGV_CPERR): a return address did not match the GCS" :
 				"",
 			fs.code, fs.addr);

@@ -301,6 +301,10 @@ size_t gcswalk_target_thread_count(const gcswalk_target *target);
 #define GCSWALK_GCS_WRITE  (1ULL << 1)
 #define GCSWALK_GCS_PUSH   (1ULL << 2)
 
+/* si_code of the SIGSEGV a failed GCS check raises (the kernel's
+ * SEGV_CPERR; older C libraries do not define it). */
+#define GCSWALK_SEGV_CPERR 10
+
 /* GCS state of a thread, as the kernel reports it (struct user_gcs). */
 struct gcswalk_gcs_state {
 	uint64_t features_enabled;   /* GCSWALK_GCS_ENABLE | _WRITE | _PUSH */

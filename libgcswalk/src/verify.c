@@ -187,8 +187,6 @@ static int bad_link(gcswalk_target *t, uint64_t last)
 	return gcswalk_target_read(t, rec[0], next, sizeof(next), NULL) == GCSWALK_OK;
 }
 
-/* SEGV_CPERR: older C libraries do not have it. */
-#define GCS_CHECK_FAULT_CODE 10
 
 /*
  * A thread that died of a GCS check fault was refused a return: the link
@@ -205,7 +203,7 @@ static size_t judge_gcs_fault(gcswalk_target *t, size_t index,
 	size_t i, n = 0;
 
 	if (gcswalk_target_fatal_signal(t, &si) != GCSWALK_OK || si.signo != SIGSEGV ||
-	    si.code != GCS_CHECK_FAULT_CODE || si.thread_index != index ||
+	    si.code != GCSWALK_SEGV_CPERR || si.thread_index != index ||
 	    !info->have_registers)
 		return 0;
 	for (i = 0; i < ng && gcs[i].kind != GCSWALK_FRAME_RETURN; i++)

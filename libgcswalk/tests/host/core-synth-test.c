@@ -69,7 +69,6 @@ static size_t ntfile_len;
 
 /* The fatal signal the reference core records: a GCS fault. */
 #define SIG_SEGV 11
-#define SEGV_CPERR_CODE 10
 #define FAULT_ADDRESS 0x400504ULL
 static unsigned char siginfo[128];
 static uint64_t auxv[6];
@@ -172,7 +171,7 @@ static int build_reference(struct synth_buf *core)
 
 	memset(siginfo, 0, sizeof(siginfo));
 	memcpy(siginfo, &(int32_t){ SIG_SEGV }, 4);
-	memcpy(siginfo + 8, &(int32_t){ SEGV_CPERR_CODE }, 4);
+	memcpy(siginfo + 8, &(int32_t){ GCSWALK_SEGV_CPERR }, 4);
 	memcpy(siginfo + 16, &(uint64_t){ FAULT_ADDRESS }, 8);
 	auxv[0] = 6;                    /* AT_PAGESZ */
 	auxv[1] = 4096;
@@ -419,7 +418,7 @@ static void test_facts(const char *path)
 	memset(&si, 0, sizeof(si));
 	si.size = sizeof(si);
 	ret = gcswalk_target_fatal_signal(t, &si);
-	ok = ret == GCSWALK_OK && si.signo == SIG_SEGV && si.code == SEGV_CPERR_CODE &&
+	ok = ret == GCSWALK_OK && si.signo == SIG_SEGV && si.code == GCSWALK_SEGV_CPERR &&
 	     si.address == FAULT_ADDRESS && si.tid == 101 && si.thread_index == 0 &&
 	     si.size == sizeof(si);
 	if (!ok)
