@@ -50,7 +50,16 @@ t_kill_recorder() {
 	gcsprof record --method $method -F 499 -q -o kill.data -- $T/gcsprof-split 4 \
 		>split.out 2>rec.err &
 	rec=$!
-	sleep 2
+	# Killed once the file holds samples and then a second more of them
+	# (the debug kernel can take longer than that to start sampling).
+	i=0 n=0
+	while [ "$n" -lt 1 ] && [ $i -lt 300 ]; do
+		sleep 0.1
+		i=$((i + 1))
+		n=$(nsamples kill.data 2>/dev/null)
+		n=${n:-0}
+	done
+	sleep 1
 	kill -KILL $rec
 	wait $rec
 	check "the recorder died of SIGKILL" [ $? -eq 137 ]
