@@ -166,8 +166,15 @@ t_threads() {
 	got=$(grep -c '^sample ' t16.data)
 	want=$(awk -v c="${cpu:-0}" 'BEGIN { printf "%d", c * 99 }')
 	echo "# 16 threads: $got samples for ${cpu:-?} s of CPU time ($want at 99 Hz)"
-	check "samples match the CPU time used (0.4 to 1.25 times $want: $got)" \
-		[ "$want" -gt 0 -a $((got * 100)) -le $((want * 125)) -a $((got * 100)) -ge $((want * 40)) ]
+	check "no more samples than the CPU time used (1.25 times $want: $got)" \
+		[ "$want" -gt 0 -a $((got * 100)) -le $((want * 125)) ]
+	# The lower bound is a rate: on the debug kernel (kmemleak's file is
+	# there) a ptrace stop costs more than the 10 ms between ticks.
+	if [ -e /sys/kernel/debug/kmemleak ]; then
+		skip "the debug kernel: sampling cannot keep up with 99 Hz there ($got of $want)"
+	else
+		check "and at least 0.4 times as many ($got)" [ $((got * 100)) -ge $((want * 40)) ]
+	fi
 }
 
 t_signals() {
@@ -217,7 +224,13 @@ t_signals() {
 	gcsprof record ${M:+--method "$M"} -q --gcs-tunable 3 -o int.data -- \
 		$T/gcsprof-split 60 >/dev/null &
 	rec=$!
-	sleep 3
+	# Once samples are in the file (the debug kernel takes long to start).
+	i=0
+	while ! grep -q '^sample ' int.data 2>/dev/null && [ $i -lt 300 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	sleep 1
 	kill -TERM $rec
 	wait $rec
 	rc=$? took=$(($(date +%s) - start))
@@ -435,9 +448,10 @@ t_perf() {
 	gcsprof record -q -p $target -o p.data 2>p.err &
 	rec=$!
 	traced=0 stopped=0 i=0
-	while [ $i -lt 40 ] && [ -e /proc/$target/status ]; do
-		grep -q '^TracerPid:[[:space:]]*0$' /proc/$target/status || traced=$((traced + 1))
-		grep -q '^State:[[:space:]]*[tT]' /proc/$target/status && stopped=$((stopped + 1))
+	# Each look reads the status once: a target gone since is no look.
+	while [ $i -lt 40 ] && st=$(cat /proc/$target/status 2>/dev/null) && [ -n "$st" ]; do
+		printf '%s\n' "$st" | grep -q '^TracerPid:[[:space:]]*0$' || traced=$((traced + 1))
+		printf '%s\n' "$st" | grep -q '^State:[[:space:]]*[tT]' && stopped=$((stopped + 1))
 		i=$((i + 1))
 		sleep 0.05
 	done
@@ -445,8 +459,8 @@ t_perf() {
 	wait $rec
 	rc=$?
 	check "record -p ends on SIGINT ($rc)" [ "$rc" -eq 0 ]
-	check "the target was never traced ($traced of 40 looks)" [ "$traced" -eq 0 ]
-	check "nor stopped ($stopped of 40 looks)" [ "$stopped" -eq 0 ]
+	check "the target was never traced ($traced of $i looks)" [ "$traced" -eq 0 -a "$i" -gt 0 ]
+	check "nor stopped ($stopped of $i looks)" [ "$stopped" -eq 0 ]
 	status_is 0 "the perf -p profile reports" gcsprof report p.data -o p.txt
 	check "with path_a" grep -q path_a p.txt
 	check "and method perf" grep -qx 'method perf' p.data
