@@ -53,6 +53,17 @@ static void test_build_ids(const char *probe)
 	     gcswalk_target_mapping_build_id(t, 1, &id2, &n2) == GCSWALK_E_IO && !id2 &&
 	     gcswalk_target_mapping_build_id(t, 3, &id2, &n2) == GCSWALK_E_INVALID;
 	tap_result(ok, "build-id: per mapping, cached per file, errors per mapping");
+	/* The caller's build-id replaces the file's, for every mapping of it. */
+	ok = t && gcswalk_target_set_mapping_build_id(t, 2, probe_id + 8, 8) == GCSWALK_OK &&
+	     gcswalk_target_mapping_build_id(t, 0, &id1, &n) == GCSWALK_OK && n == 8 &&
+	     memcmp(id1, probe_id + 8, 8) == 0 &&
+	     gcswalk_target_set_mapping_build_id(t, 1, probe_id, 4) == GCSWALK_OK &&
+	     gcswalk_target_mapping_build_id(t, 1, &id2, &n2) == GCSWALK_OK && n2 == 4 &&
+	     gcswalk_target_set_mapping_build_id(t, 3, probe_id, 4) == GCSWALK_E_INVALID &&
+	     gcswalk_target_set_mapping_build_id(t, 0, NULL, 4) == GCSWALK_E_INVALID &&
+	     gcswalk_target_set_mapping_build_id(t, 0, probe_id, 0) == GCSWALK_E_INVALID &&
+	     gcswalk_target_set_mapping_build_id(NULL, 0, probe_id, 4) == GCSWALK_E_INVALID;
+	tap_result(ok, "build-id: set by the caller, for the file's every mapping; bad ones INVALID");
 	gcswalk_target_close(t);
 }
 
@@ -139,7 +150,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: gcswalk-facts-test PROBE\n");
 		return 2;
 	}
-	tap_plan(7);
+	tap_plan(8);
 #if defined(__aarch64__)
 	tap_result(gcswalk_system_gcs() == GCSWALK_OK || gcswalk_system_gcs() == GCSWALK_E_NO_GCS_CPU,
 		   "system: GCS or not, on arm64");
