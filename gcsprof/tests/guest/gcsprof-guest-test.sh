@@ -565,12 +565,15 @@ t_for_host() {
 	check "a core for the host" [ -n "$core" ]
 	[ -n "$core" ] && cp "$core" /share/smash.core
 	gcsprof inspect /share/smash.core >/share/smash.guest.txt 2>&1
-	# The mapped files, under /share/root as the sysroot.
+	# The mapped files, under /share/root as the sysroot; the library by
+	# its soname and the file it names, whatever the version.
 	for f in $(sed -n 's/^mapping .* \([^ ]*\)$/\1/p' /share/split.data | sort -u) \
-		$T/gcsprof-smash /opt/gcsprof/lib/libgcswalk.so.0; do
+		$T/gcsprof-smash /opt/gcsprof/lib/libgcswalk.so.*; do
 		[ -f "$f" ] || continue
 		mkdir -p "/share/root$(dirname "$f")" && cp "$f" "/share/root$f"
 	done
+	check "libgcswalk is among the files for the host" \
+		sh -c 'ls /share/root/opt/gcsprof/lib/libgcswalk.so.* >/dev/null 2>&1'
 	share_libc
 }
 
