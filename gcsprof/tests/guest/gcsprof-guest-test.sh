@@ -45,13 +45,6 @@ want_method=${M:-$auto_method}
 rec() { gcsprof record ${M:+--method "$M"} "$@"; }
 echo "# record method: ${M:-auto}, expecting $want_method"
 
-# The first core file in this folder, if any.
-first_core() {
-	for c in core core.*; do
-		[ -e "$c" ] && { echo "$c"; return; }
-	done
-}
-
 # The samples (total) of FUNCTION in a text report.
 samples_of() { # samples_of REPORT FUNCTION
 	awk -v f="$2" '$4 == f { print $3; exit }' "$1"

@@ -44,12 +44,6 @@ g() {
 	env -u GLIBC_TUNABLES gdb -q -nx -batch -ex "source $PLUGIN" "$@" >"$out" 2>&1
 }
 
-first_core() {
-	for c in core core.*; do
-		[ -e "$c" ] && { echo "$c"; return; }
-	done
-}
-
 # Run CMD with GCS on until it dies; its core becomes NAME.core.
 dump_core() { # dump_core NAME CMD...
 	name=$1

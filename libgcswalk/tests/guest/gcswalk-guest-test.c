@@ -40,6 +40,7 @@
 #include <pthread.h>
 
 #include "chain-text.h"
+#include "find-core.h"
 #include "gcs-util.h"
 #include "gcswalk.h"
 #pragma GCC diagnostic push
@@ -249,25 +250,6 @@ static int open_status_in_child(pid_t pid, int drop)
 	if (c < 0 || waitpid(c, &st, 0) != c || !WIFEXITED(st))
 		return 1000;
 	return -WEXITSTATUS(st);
-}
-
-static char *find_core(const char *dir)
-{
-	struct dirent *de;
-	char *path = NULL;
-	DIR *d = opendir(dir);
-
-	if (!d)
-		return NULL;
-	while ((de = readdir(d)) != NULL) {
-		if (strncmp(de->d_name, "core", 4) == 0) {
-			if (asprintf(&path, "%s/%s", dir, de->d_name) < 0)
-				path = NULL;
-			break;
-		}
-	}
-	closedir(d);
-	return path;
 }
 
 static int copy_file(const char *from, const char *to)
