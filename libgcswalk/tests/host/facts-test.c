@@ -144,13 +144,68 @@ static void test_proc(void)
 	tap_result(ok, "proc: a joined thread is NO_PROCESS; sizes checked; no descriptor left open");
 }
 
+/* A sysctl as a number, or -1 (no such file, not a number). */
+static long sysctl_value(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	long v = -1;
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+/* This host's kernel, read by the library as by hand: no GCS call chains
+ * (no such sysctl on a kernel without this project's series), and perf's
+ * maximum rate. (The guest test also switches perf_callchain_gcs.) */
+static void test_system_perf(void)
+{
+	const char *gcs = "/proc/sys/kernel/perf_callchain_gcs";
+	long was = sysctl_value(gcs);
+	long rate = sysctl_value("/proc/sys/kernel/perf_event_max_sample_rate");
+	int chains = gcswalk_system_perf_callchains(), max = gcswalk_system_perf_max_sample_rate();
+	int ok;
+
+	ok = (was < 0 ? access(gcs, F_OK) != 0 && chains == GCSWALK_E_UNSUPPORTED
+		      : chains == (was == 1)) &&
+	     (rate > 0 ? max == rate : max == GCSWALK_E_UNSUPPORTED || max == GCSWALK_E_IO);
+	if (!ok)
+		tap_diag("perf_callchain_gcs %ld: %d; max rate %ld: %d", was, chains, rate, max);
+	tap_result(ok, "system: perf's GCS call chains and maximum rate as /proc/sys says");
+}
+
+/* gcswalk_proc_build_id() on this very process: the probe is not mapped
+ * here, but a pid's root sees every file. */
+static void test_proc_build_id(const char *probe)
+{
+	unsigned char *id = NULL;
+	size_t n = 0;
+	char *abs = realpath(probe, NULL);
+	int ok;
+
+	ok = abs && gcswalk_proc_build_id(getpid(), abs, &id, &n) == GCSWALK_OK &&
+	     n == sizeof(probe_id) && memcmp(id, probe_id, n) == 0;
+	free(id);
+	id = NULL;
+	ok = ok && gcswalk_proc_build_id(getpid(), "relative", &id, &n) == GCSWALK_E_INVALID &&
+	     !id && n == 0 && gcswalk_proc_build_id(0, abs, &id, &n) == GCSWALK_E_INVALID &&
+	     gcswalk_proc_build_id(getpid(), "/nonexistent/file", &id, &n) == GCSWALK_E_IO &&
+	     gcswalk_proc_build_id(getpid(), "/proc/self/status", &id, &n) == GCSWALK_E_NO_SYMBOL &&
+	     !id;
+	free(abs);
+	tap_result(ok, "proc build-id: through /proc/PID/root; relative, pid 0 INVALID; missing IO");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
 		fprintf(stderr, "usage: gcswalk-facts-test PROBE\n");
 		return 2;
 	}
-	tap_plan(8);
+	tap_plan(10);
 #if defined(__aarch64__)
 	tap_result(gcswalk_system_gcs() == GCSWALK_OK || gcswalk_system_gcs() == GCSWALK_E_NO_GCS_CPU,
 		   "system: GCS or not, on arm64");
@@ -158,6 +213,8 @@ int main(int argc, char **argv)
 	tap_result(gcswalk_system_gcs() == GCSWALK_E_UNSUPPORTED, "system: not an arm64 build");
 #endif
 	test_build_ids(argv[1]);
+	test_proc_build_id(argv[1]);
 	test_proc();
+	test_system_perf();
 	tap_finish();
 }
