@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * Host test of the facts that need no GCS: build-ids of files (a probe
- * linked with known build-id bytes), of a target's mappings (cached), the
- * /proc calls on this very process (threads, states, CPU time through a
- * kept stat descriptor, a thread that is gone), and gcswalk_system_gcs().
+ * linked with known build-id bytes), of a target's mappings (cached, or
+ * set by the caller), of a file through /proc/PID/root; the /proc calls on
+ * this very process (threads, states, CPU time through a kept stat
+ * descriptor, a thread that is gone); gcswalk_system_gcs() and the perf
+ * sysctls.
  *
  * Usage: gcswalk-facts-test PROBE   (PROBE: linked with
  *        --build-id=0x0123456789abcdef0011223344556677)
