@@ -124,6 +124,38 @@ static struct gw_build_id *build_id_entry(struct gcswalk_target *t, const char *
 	return b;
 }
 
+/*
+ * A file this machine cannot open: its build-id from the target's memory
+ * instead, where the file's first page is mapped (a core keeps that page
+ * of every ELF file it maps; a live process has it all). GCSWALK_E_IO when
+ * the memory cannot be read either (a target of mappings has none).
+ */
+static int memory_build_id(struct gcswalk_target *t, const char *path, struct gw_build_id *b)
+{
+	unsigned char page[4096];
+	char *errmsg = t->errmsg;
+	size_t i, got = 0;
+	int ret;
+
+	for (i = 0; i < t->nmaps; i++)
+		if (t->maps[i].offset == 0 && strcmp(t->maps[i].path, path) == 0)
+			break;
+	if (i == t->nmaps)
+		return GCSWALK_E_IO;
+	/* A failed read sets the error detail, which is not this call's to
+	 * change: the caller's is kept. */
+	t->errmsg = NULL;
+	(void)t->be->read(t, t->maps[i].start, page,
+			  t->maps[i].end - t->maps[i].start < sizeof(page)
+				  ? (size_t)(t->maps[i].end - t->maps[i].start)
+				  : sizeof(page),
+			  &got);
+	free(t->errmsg);
+	t->errmsg = errmsg;
+	ret = got ? gw_image_build_id(page, got, &b->id, &b->size) : GCSWALK_E_IO;
+	return ret == GCSWALK_E_NO_SYMBOL ? GCSWALK_E_IO : ret;
+}
+
 int gcswalk_target_mapping_build_id(gcswalk_target *t, size_t index, const unsigned char **id,
 				    size_t *size)
 {
@@ -147,6 +179,8 @@ int gcswalk_target_mapping_build_id(gcswalk_target *t, size_t index, const unsig
 			return GCSWALK_E_NOMEM;
 		b->status = gcswalk_file_build_id(open_path, &b->id, &b->size);
 		free(open_path);
+		if (b->status == GCSWALK_E_IO)
+			b->status = memory_build_id(t, path, b);
 	}
 	*id = b->id;
 	*size = b->size;
