@@ -36,6 +36,7 @@ export DEBUGINFOD_CACHE_PATH="$work/cache"
 unset DEBUGINFOD_URLS
 status_is 0 "no DEBUGINFOD_URLS: reported" "$gp" report gone.data -f folded
 check "the frame is [file+offset]" grep -q '^\[gcsprof-copy+0x' out.txt
+# shellcheck disable=SC2016 # the inner shell expands it
 check "the warning says DEBUGINFOD_URLS would fetch it, in one line" sh -c \
 	'[ "$(wc -l <err.txt)" -eq 1 ] && grep -q "not on this machine.*set DEBUGINFOD_URLS" err.txt'
 show err.txt
