@@ -1317,20 +1317,6 @@ static void __attribute__((noreturn)) no_gcs_cpu(void)
 	tap_finish();
 }
 
-/* A sysctl's first line as a number, or -1 (no such file, not a number). */
-static long sysctl_value(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	long v = -1;
-
-	if (f) {
-		if (fscanf(f, "%ld", &v) != 1)
-			v = -1;
-		fclose(f);
-	}
-	return v;
-}
-
 static int sysctl_write(const char *path, long v)
 {
 	FILE *f = fopen(path, "w");
@@ -1345,8 +1331,8 @@ static int sysctl_write(const char *path, long v)
 static void test_system_perf(void)
 {
 	const char *gcs = "/proc/sys/kernel/perf_callchain_gcs";
-	long was = sysctl_value(gcs);
-	long rate = sysctl_value("/proc/sys/kernel/perf_event_max_sample_rate");
+	long was = read_number_file(gcs);
+	long rate = read_number_file("/proc/sys/kernel/perf_event_max_sample_rate");
 	int ok;
 
 	if (was < 0) {

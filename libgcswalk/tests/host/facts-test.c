@@ -146,28 +146,14 @@ static void test_proc(void)
 	tap_result(ok, "proc: a joined thread is NO_PROCESS; sizes checked; no descriptor left open");
 }
 
-/* A sysctl as a number, or -1 (no such file, not a number). */
-static long sysctl_value(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	long v = -1;
-
-	if (f) {
-		if (fscanf(f, "%ld", &v) != 1)
-			v = -1;
-		fclose(f);
-	}
-	return v;
-}
-
 /* This host's kernel, read by the library as by hand: no GCS call chains
  * (no such sysctl on a kernel without this project's series), and perf's
  * maximum rate. (The guest test also switches perf_callchain_gcs.) */
 static void test_system_perf(void)
 {
 	const char *gcs = "/proc/sys/kernel/perf_callchain_gcs";
-	long was = sysctl_value(gcs);
-	long rate = sysctl_value("/proc/sys/kernel/perf_event_max_sample_rate");
+	long was = read_number_file(gcs);
+	long rate = read_number_file("/proc/sys/kernel/perf_event_max_sample_rate");
 	int chains = gcswalk_system_perf_callchains(), max = gcswalk_system_perf_max_sample_rate();
 	int ok;
 
