@@ -58,9 +58,10 @@ static char *throttle_note(const struct gp_model *m)
 	char *s;
 
 	if (asprintf(&s, "throttled: the kernel paused sampling %" PRIu64 " times (and resumed it "
-		     "%" PRIu64 " times) when a tick had more samples than "
-		     "kernel.perf_event_max_sample_rate allows, so samples are missing from those "
-		     "ticks; a lower -F avoids it", m->throttles, m->unthrottles) < 0)
+		     "%" PRIu64 " times) for the rest of a tick, when an event took more samples in "
+		     "one than kernel.perf_event_max_sample_rate allows; a few at the start are usual "
+		     "(while the kernel finds the period for -F), more mean samples missing from "
+		     "those ticks: a lower -F avoids it", m->throttles, m->unthrottles) < 0)
 		return NULL;
 	return s;
 }

@@ -91,8 +91,8 @@ uint64_t perf_record_time(const struct perf_event_header *h);
  * unknown), and the thread TID of it. NULL when out of memory. */
 struct process *perf_process(struct recorder *r, pid_t pid);
 struct thread *perf_thread(struct recorder *r, pid_t tid, pid_t pid, const char *name);
-/* After the last record: the throttle record, and one line each for
- * throttling and cut chains. 0, or an exit status. */
+/* After the last record: the throttle record, and a line for the chains
+ * cut at the depth limit. 0, or an exit status. */
 int perf_write_summary(struct recorder *r);
 /* Note a mapping of P, to be written when a sample needs it. */
 int perf_note_mapping(struct recorder *r, struct process *p, uint64_t start, uint64_t end,

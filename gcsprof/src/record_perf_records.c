@@ -554,16 +554,16 @@ int perf_handle_record(struct recorder *r, const struct perf_event_header *h)
 	}
 }
 
+/* The throttling goes into the profile only: a throttle or two as each
+ * event starts is usual (its first period is one count, until the
+ * kernel has found the period for -F), and the report puts the count
+ * in proportion. */
 int perf_write_summary(struct recorder *r)
 {
 	const struct perf_rec *pr = r->perf;
 
 	if (gp_profile_write_throttle(r->out, pr->throttles, pr->unthrottles) != 0)
 		return rec_write_failed(r), GP_EXIT_OUTPUT;
-	if (pr->throttles)
-		gp_warn("the kernel throttled sampling %llu times (more samples a tick than "
-			"kernel.perf_event_max_sample_rate allows): samples are missing from those "
-			"ticks; a lower -F avoids it", (unsigned long long)pr->throttles);
 	if (pr->ncut)
 		gp_warn("%llu of %llu samples have chains cut at %u frames (%s)",
 			(unsigned long long)pr->ncut, (unsigned long long)r->nsamples, pr->max_stack,
