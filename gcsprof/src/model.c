@@ -288,8 +288,13 @@ int gp_model_build(struct gp_model *m, const struct gp_rprofile *raw, const char
 	m->command = gp_model_intern(m, raw->command ? raw->command : "?");
 	m->method = gp_model_intern(m, raw->method ? raw->method : "");
 	m->event = gp_model_intern(m, raw->event ? raw->event : "");
-	if (!m->mode || !m->command || !m->method || !m->event)
+	m->max_stack_by = gp_model_intern(m, raw->max_stack_by ? raw->max_stack_by : "");
+	if (!m->mode || !m->command || !m->method || !m->event || !m->max_stack_by)
 		goto nomem;
+	m->max_stack = raw->max_stack;
+	m->has_throttle = raw->has_throttle;
+	m->throttles = raw->throttles;
+	m->unthrottles = raw->unthrottles;
 	for (i = 0; i < raw->nlost; i++) {
 		m->lost[i].reason = gp_model_intern(m, raw->lost[i].reason);
 		m->lost[i].count = raw->lost[i].count;
@@ -338,6 +343,12 @@ int gp_model_build(struct gp_model *m, const struct gp_rprofile *raw, const char
 		s->tid = r->tid;
 		s->state = r->state;
 		s->fallback = r->fallback;
+		s->cut = r->cut;
+		if (r->cut) {
+			m->ncut++;
+			if (r->nframes > m->cut_depth)
+				m->cut_depth = r->nframes;
+		}
 		m->total++;
 	}
 	ix->raw = NULL;      /* the model stands on its own from here */
