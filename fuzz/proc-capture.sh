@@ -26,9 +26,9 @@ for f in maps smaps stat status; do
 	cat "$p/$f" >"$dir/$f" || rc=1
 done
 ls "$p/task" >"$dir/task" || rc=1
-for t in $(ls "$p/task"); do
-	cat "$p/task/$t/stat" >"$dir/task-$t-stat" || rc=1
-	cat "$p/task/$t/status" >"$dir/task-$t-status" || rc=1
+for t in "$p"/task/*; do
+	cat "$t/stat" >"$dir/task-${t##*/}-stat" || rc=1
+	cat "$t/status" >"$dir/task-${t##*/}-status" || rc=1
 done
 kill -9 $pid
 wait $pid 2>/dev/null
