@@ -141,11 +141,27 @@ int gw_proc_each_task(pid_t pid, int (*fn)(void *arg, pid_t tid), void *arg)
 	return ret;
 }
 
+static const char *skip_blanks(const char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return p;
+}
+
+/* Past the next word, and the blanks after it. */
+static const char *skip_word(const char *p)
+{
+	while (*p && *p != ' ' && *p != '\t')
+		p++;
+	return skip_blanks(p);
+}
+
 int gw_proc_map_line(const char *line, struct gw_proc_map *m)
 {
 	struct gw_maps_head h = GW_MAPS_HEAD_INIT;
 	unsigned long long off;
-	int name_at = 0;
+	const char *p;
+	char *end;
 	size_t i;
 
 	/* The head as the self walk reads it (maps-scan.c), so that the two
@@ -154,13 +170,27 @@ int gw_proc_map_line(const char *line, struct gw_proc_map *m)
 		;
 	if (!line[i] || h.hi <= h.lo)
 		return -1;
-	/* After "lo-hi": perms, offset, dev, inode, then the name if any. */
-	if (sscanf(line + i, " %*s %llx %*s %*s %n", &off, &name_at) < 1)
+	/* After "lo-hi": perms, offset, dev, inode, then the name if any.
+	 * strtoull, not sscanf: an offset too large is an error it reports,
+	 * where sscanf's behaviour is undefined. */
+	p = skip_blanks(line + i);
+	if (!*p)
+		return -1;
+	p = skip_word(p);
+	if (!isxdigit((unsigned char)*p))
+		return -1;
+	errno = 0;
+	off = strtoull(p, &end, 16);
+	if (errno)
 		return -1;
 	*m = (struct gw_proc_map){ h.lo, h.hi, off, NULL, 0 };
-	if (name_at > 0) {
-		m->name = line + i + name_at;
-		m->name_len = strlen(m->name);
+	p = skip_blanks(end);
+	if (*p) {
+		p = skip_word(p);               /* dev */
+		if (*p) {
+			m->name = skip_word(p); /* past the inode */
+			m->name_len = strlen(m->name);
+		}
 	}
 	return 0;
 }
