@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Derive each fuzz harness's seeds from guest-made files (fuzz/make-seeds).
 
-    seeds.py OUT [--profile FILE]... [--elf FILE]... CORE...
+    seeds.py OUT [--profile FILE]... [--elf FILE]... [--proc DIR] CORE...
 
 Writes into OUT/<harness>/:
   core/         each core whole, and a shrunk copy (small-*): the same
@@ -12,6 +12,9 @@ Writes into OUT/<harness>/:
                 header, then its stack and GCS pages (core-memory-fuzz.c)
   profile/      each profile whole, and a shrunk copy (the first samples)
   build-id/     each ELF file cut after its notes (no section headers)
+  proc/         the /proc files in DIR (fuzz/proc-capture.sh), each after
+                the byte that picks its parser (proc-fuzz.c); they are
+                small, and kept whole
 The small-* files are what fuzz/corpus/ keeps (checked in, under 1 MB).
 """
 
@@ -179,11 +182,36 @@ def elf_seeds(out, path):
     write(out, "build-id", "small-" + os.path.basename(path), bytes(small))
 
 
+# The proc harness's selector byte for each file proc-capture.sh writes.
+PROC_KEYS = {"maps": b"m", "smaps": b"s", "stat": b"t", "status": b"S"}
+
+
+def proc_seeds(out, folder):
+    for name in sorted(os.listdir(folder)):
+        with open(os.path.join(folder, name), "rb") as f:
+            data = f.read()
+        if name == "task":
+            # One entry per seed: the parser reads one folder name.
+            for tid in data.split():
+                write(out, "proc", "guest-task-" + tid.decode(), b"d" + tid)
+            continue
+        key = PROC_KEYS.get(name.split("-")[-1])
+        if key:
+            write(out, "proc", "guest-" + name, key + data)
+        if name == "smaps":
+            # The flag check alone: "ss" and a GCS mapping's VmFlags.
+            flags = [ln[8:] for ln in data.split(b"\n") if ln.startswith(b"VmFlags:")]
+            gcs = [f for f in flags if b" ss" in f]
+            if gcs:
+                write(out, "proc", "guest-vmflags", b"fss\n" + gcs[0].strip())
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("out")
     ap.add_argument("--profile", action="append", default=[])
     ap.add_argument("--elf", action="append", default=[])
+    ap.add_argument("--proc")
     ap.add_argument("cores", nargs="*")
     a = ap.parse_intermixed_args()
     try:
@@ -193,6 +221,8 @@ def main():
             profile_seeds(a.out, p)
         for p in a.elf:
             elf_seeds(a.out, p)
+        if a.proc:
+            proc_seeds(a.out, a.proc)
     except (OSError, ValueError, struct.error) as e:
         print("seeds.py: %s" % e, file=sys.stderr)
         return 1

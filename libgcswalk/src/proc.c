@@ -2,8 +2,10 @@
 /*
  * /proc parsing for live processes: small files read whole, status fields,
  * the thread list, a thread's stat line, and the GCS and vDSO regions of
- * smaps. No ptrace here (that is live.c); the public gcswalk_proc_* calls
- * need no target at all.
+ * smaps. Each format has a parser over a buffer (proc.h), apart from the
+ * calls that read the kernel's files, so that it can be fuzzed. No ptrace
+ * here (that is live.c); the public gcswalk_proc_* calls need no target at
+ * all.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -56,11 +58,9 @@ char *gw_proc_read_file(const char *path)
 	return buf;
 }
 
-/* Field NAME ("\nTracerPid:") of status text S: its first character into
- * *C (0 if missing), its value as a number back. */
-static long field_of(const char *s, const char *name, int *c)
+long gw_proc_field(const char *text, const char *name, int *c)
 {
-	const char *p = strstr(s, name);
+	const char *p = strstr(text, name);
 
 	*c = 0;
 	if (!p)
@@ -82,7 +82,7 @@ long gw_proc_status_field(pid_t pid, const char *name, int *c)
 	s = gw_proc_read_file(path);
 	if (!s)
 		return 0;
-	value = field_of(s, name, c);
+	value = gw_proc_field(s, name, c);
 	free(s);
 	return value;
 }
@@ -109,8 +109,7 @@ int gw_proc_status_of_errno(int err)
 	       err == EACCES || err == EPERM ? GCSWALK_E_PERMISSION : GCSWALK_E_SYSTEM;
 }
 
-/* A decimal tid, or -1. */
-static long tid_of(const char *name)
+long gw_proc_tid_of(const char *name)
 {
 	char *end;
 	long tid;
@@ -133,7 +132,7 @@ int gw_proc_each_task(pid_t pid, int (*fn)(void *arg, pid_t tid), void *arg)
 	if (!d)
 		return gw_proc_status_of_errno(errno);
 	while (ret >= 0 && (de = readdir(d)) != NULL) {
-		long tid = tid_of(de->d_name);
+		long tid = gw_proc_tid_of(de->d_name);
 
 		if (tid > 0)
 			ret = fn(arg, (pid_t)tid);
@@ -142,29 +141,74 @@ int gw_proc_each_task(pid_t pid, int (*fn)(void *arg, pid_t tid), void *arg)
 	return ret;
 }
 
+static const char *skip_blanks(const char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return p;
+}
+
+/* Past the next word, and the blanks after it. */
+static const char *skip_word(const char *p)
+{
+	while (*p && *p != ' ' && *p != '\t')
+		p++;
+	return skip_blanks(p);
+}
+
+int gw_proc_map_line(const char *line, struct gw_proc_map *m)
+{
+	struct gw_maps_head h = GW_MAPS_HEAD_INIT;
+	unsigned long long off;
+	const char *p;
+	char *end;
+	size_t i;
+
+	/* The head as the self walk reads it (maps-scan.c), so that the two
+	 * readers cannot disagree on which lines are mappings. */
+	for (i = 0; line[i] && !gw_maps_head_feed(&h, line[i]); i++)
+		;
+	if (!line[i] || h.hi <= h.lo)
+		return -1;
+	/* After "lo-hi": perms, offset, dev, inode, then the name if any.
+	 * strtoull, not sscanf: an offset too large is an error it reports,
+	 * where sscanf's behaviour is undefined. */
+	p = skip_blanks(line + i);
+	if (!*p)
+		return -1;
+	p = skip_word(p);
+	if (!isxdigit((unsigned char)*p))
+		return -1;
+	errno = 0;
+	off = strtoull(p, &end, 16);
+	if (errno)
+		return -1;
+	*m = (struct gw_proc_map){ h.lo, h.hi, off, NULL, 0 };
+	p = skip_blanks(end);
+	if (*p) {
+		p = skip_word(p);               /* dev */
+		if (*p) {
+			m->name = skip_word(p); /* past the inode */
+			m->name_len = strlen(m->name);
+		}
+	}
+	return 0;
+}
+
 int gw_proc_parse_maps(char *text, int (*fn)(void *arg, const struct gw_proc_map *m), void *arg)
 {
 	char *line, *next;
 	int ret = GCSWALK_OK;
 
 	for (line = text; *line && ret >= 0; line = next) {
-		unsigned long long lo, hi, off;
-		int name_at = 0;
 		char *nl = strchr(line, '\n');
 		struct gw_proc_map m;
 
 		next = nl ? nl + 1 : line + strlen(line);
 		if (nl)
 			*nl = '\0';
-		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %n", &lo, &hi, &off, &name_at) < 3 ||
-		    hi <= lo)
-			continue;
-		m = (struct gw_proc_map){ lo, hi, off, NULL, 0 };
-		if (name_at > 0) {
-			m.name = line + name_at;
-			m.name_len = strlen(m.name);
-		}
-		ret = fn(arg, &m);
+		if (gw_proc_map_line(line, &m) == 0)
+			ret = fn(arg, &m);
 	}
 	return ret;
 }
@@ -245,11 +289,12 @@ int gcswalk_proc_threads(int pid, int **tids, size_t *count)
  * than this is no stat line. */
 #define STAT_MAX 4096
 
-/* State, utime and stime from a stat line: the fields after the last ')'
- * (the name may hold anything, parentheses included). */
-static int parse_stat(char *line, char *state, uint64_t *ticks)
+/* The fields after the last ')': the name may hold anything, parentheses
+ * included. */
+int gw_proc_parse_stat(const char *line, char *state, uint64_t *ticks)
 {
-	char *p = strrchr(line, ')'), *end;
+	const char *p = strrchr(line, ')');
+	char *end;
 	unsigned long long ut, st;
 	int field;
 
@@ -257,20 +302,26 @@ static int parse_stat(char *line, char *state, uint64_t *ticks)
 		return -1;
 	*state = p[2];
 	p += 3;
-	/* Fields 4 to 13, then utime (14) and stime (15). */
-	for (field = 4; field < 14; field++) {
+	/* P is at the blank after field 3 (the state): each step moves past
+	 * the next blank onto the next field, up to utime (14), then stime
+	 * (15). */
+	for (field = 3; field < 14; field++) {
 		p = strchr(p, ' ');
 		if (!p)
 			return -1;
 		p++;
 	}
+	/* Digits first: strtoull would skip blanks into the next field (an
+	 * empty field) and take a sign. */
+	if (!isdigit((unsigned char)*p))
+		return -1;
 	errno = 0;
 	ut = strtoull(p, &end, 10);
-	if (end == p || *end != ' ')
+	if (*end != ' ' || !isdigit((unsigned char)end[1]))
 		return -1;
 	p = end + 1;
 	st = strtoull(p, &end, 10);
-	if (end == p || errno)
+	if (errno)
 		return -1;
 	*ticks = ut + st;
 	return 0;
@@ -316,7 +367,7 @@ int gcswalk_proc_thread(int pid, int tid, int *stat_fd, struct gcswalk_proc_thre
 			return gw_proc_status_of_errno(errno);
 	}
 	ret = read_stat(fd, buf, sizeof(buf));
-	if (ret == GCSWALK_OK && parse_stat(buf, &state, &ticks) != 0)
+	if (ret == GCSWALK_OK && gw_proc_parse_stat(buf, &state, &ticks) != 0)
 		ret = GCSWALK_E_IO;
 	if (ret == GCSWALK_OK && first) {
 		char *status;
@@ -328,8 +379,8 @@ int gcswalk_proc_thread(int pid, int tid, int *stat_fd, struct gcswalk_proc_thre
 		} else {
 			memset(&out, 0, sizeof(out));
 			out.size = sizeof(out);
-			out.tgid = (int)field_of(status, "\nTgid:", &c);
-			out.tracer_pid = (int)field_of(status, "\nTracerPid:", &c);
+			out.tgid = (int)gw_proc_field(status, "\nTgid:", &c);
+			out.tracer_pid = (int)gw_proc_field(status, "\nTracerPid:", &c);
 			free(status);
 		}
 	}
@@ -345,8 +396,7 @@ int gcswalk_proc_thread(int pid, int tid, int *stat_fd, struct gcswalk_proc_thre
 	return gw_sized_out(info, info->size, &out, sizeof(out), GW_PROC_THREAD_SIZE_1_0);
 }
 
-/* Whether the blank-separated list S holds the word FLAG. */
-static int has_flag(const char *s, const char *flag)
+int gw_proc_has_flag(const char *s, const char *flag)
 {
 	size_t n = strlen(flag);
 
@@ -364,40 +414,50 @@ static int has_flag(const char *s, const char *flag)
 
 /* smaps: a header line "lo-hi perms offset dev inode [name]" per mapping,
  * then "Key: value" lines, among them "VmFlags: rd wr ... ss ...". */
-int gw_proc_load_regions(struct gcswalk_target *t)
+int gw_proc_parse_smaps(char *text,
+			int (*fn)(void *arg, enum gcswalk_region_kind kind, uint64_t lo, uint64_t hi),
+			void *arg)
 {
-	char path[64], *text, *line, *next;
-	unsigned long long lo = 0, hi = 0;
+	struct gw_proc_map m = { 0, 0, 0, NULL, 0 };
+	char *line, *next;
 	int ret = GCSWALK_OK, have = 0;
 
-	snprintf(path, sizeof(path), "/proc/%d/smaps", (int)t->pid);
-	text = gw_proc_read_file(path);
-	if (!text)
-		return gw_fail_errno(t, gw_proc_status_of_errno(errno), errno, "%s", path);
 	for (line = text; *line && ret >= 0; line = next) {
 		char *nl = strchr(line, '\n');
-		unsigned long long l, h;
-		int name_at = 0;
 
 		next = nl ? nl + 1 : line + strlen(line);
 		if (nl)
 			*nl = '\0';
 		if (strncmp(line, "VmFlags:", 8) == 0) {
-			if (have && has_flag(line + 8, "ss"))
-				ret = gw_target_add_region(t, GCSWALK_REGION_GCS, lo, hi);
+			/* One VmFlags line per mapping: a second one belongs to
+			 * no header. */
+			if (have && gw_proc_has_flag(line + 8, "ss"))
+				ret = fn(arg, GCSWALK_REGION_GCS, m.lo, m.hi);
 			have = 0;
-			continue;
-		}
-		/* Into temporaries: "AnonHugePages:" starts with a hex digit
-		 * too, and a failed match may still have stored one number. */
-		if (sscanf(line, "%llx-%llx %*s %*s %*s %*s %n", &l, &h, &name_at) == 2 && h > l) {
-			lo = l;
-			hi = h;
+		} else if (gw_proc_map_line(line, &m) == 0) {
 			have = 1;
-			if (name_at > 0 && strcmp(line + name_at, "[vdso]") == 0)
-				ret = gw_target_add_region(t, GCSWALK_REGION_VDSO, lo, hi);
+			if (m.name_len == 6 && memcmp(m.name, "[vdso]", 6) == 0)
+				ret = fn(arg, GCSWALK_REGION_VDSO, m.lo, m.hi);
 		}
 	}
+	return ret;
+}
+
+static int add_region(void *arg, enum gcswalk_region_kind kind, uint64_t lo, uint64_t hi)
+{
+	return gw_target_add_region(arg, kind, lo, hi);
+}
+
+int gw_proc_load_regions(struct gcswalk_target *t)
+{
+	char path[64], *text;
+	int ret;
+
+	snprintf(path, sizeof(path), "/proc/%d/smaps", (int)t->pid);
+	text = gw_proc_read_file(path);
+	if (!text)
+		return gw_fail_errno(t, gw_proc_status_of_errno(errno), errno, "%s", path);
+	ret = gw_proc_parse_smaps(text, add_region, t);
 	free(text);
 	return ret < 0 ? gw_fail(t, ret, "out of memory") : GCSWALK_OK;
 }

@@ -8,8 +8,9 @@
  * terminator and ends with its mapping, and the next mapping may be
  * readable): the first time a walk crosses a page, it looks up the GCS
  * mapping's end in /proc/self/maps with open/read/close only (all
- * async-signal-safe), parsing as it reads, with no buffer but one small
- * chunk on the stack.
+ * async-signal-safe), parsing as it reads (maps-scan.c, the head parser
+ * proc.c's maps reader uses too), with no buffer but one small chunk on
+ * the stack.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,17 +18,17 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "proc.h"
 
 #define GCS_PAGE 4096u
 
 /* The end of the mapping containing ADDR, from /proc/self/maps; 0 if
- * unknown. Each line starts "lo-hi "; the rest of the line is skipped. */
+ * unknown. Parsed as it is read (maps-scan.c), a chunk at a time. */
 static uint64_t mapping_end(uint64_t addr)
 {
 	char chunk[256];
-	uint64_t lo = 0, hi = 0, found = 0;
-	int state = 0;          /* 0: lo, 1: hi, 2: rest of line */
-	ssize_t n, i;
+	struct gw_maps_find f = { addr, 0, GW_MAPS_HEAD_INIT };
+	ssize_t n;
 	int fd;
 
 	do
@@ -35,38 +36,15 @@ static uint64_t mapping_end(uint64_t addr)
 	while (fd < 0 && errno == EINTR);
 	if (fd < 0)
 		return 0;
-	while (!found) {
+	for (;;) {
 		n = read(fd, chunk, sizeof(chunk));
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
+		if (n <= 0 || gw_maps_find_feed(&f, chunk, (size_t)n))
 			break;
-		for (i = 0; i < n && !found; i++) {
-			char c = chunk[i];
-			int digit = c >= '0' && c <= '9' ? c - '0' :
-				    c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-
-			if (c == '\n') {
-				state = 0;
-				lo = hi = 0;
-			} else if (state == 0) {
-				if (digit >= 0)
-					lo = lo << 4 | (uint64_t)digit;
-				else
-					state = c == '-' ? 1 : 2;
-			} else if (state == 1) {
-				if (digit >= 0) {
-					hi = hi << 4 | (uint64_t)digit;
-				} else {
-					state = 2;
-					if (addr >= lo && addr < hi)
-						found = hi;
-				}
-			}
-		}
 	}
 	close(fd);
-	return found;
+	return f.end;
 }
 
 /*

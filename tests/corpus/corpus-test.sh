@@ -51,6 +51,57 @@ first_thread() { # first_thread OUT
 	sed -n '/the one that received the signal/,/^$/p' "$1"
 }
 
+# inspect_counts FILE: the counts of gcswalk_verify()'s verdicts per thread
+# (verify-core's lines) as inspect's output FILE words them: "stack: N
+# frame records agree", "N in signal frames", the notes' "N frame records
+# ... older than the GCS" and "... on another stack", one "STACK
+# CORRUPTION" or "and in frame" line per claim; then the verdict.
+inspect_counts() {
+	tid='' v=''
+	while IFS= read -r line; do
+		case $line in
+		"thread "[0-9]*)
+			flush_counts
+			tid=${line#thread }
+			tid=${tid%%[ :]*}
+			a=0 u=0 o=0 s=0 c=0 checked=0 ;;
+		"  stack: "[0-9]*)
+			checked=1
+			a=${line#  stack: }
+			a=${a%% *}
+			case $line in
+			*" in signal frames"*)
+				u=${line#*; }
+				u=${u%% *} ;;
+			esac ;;
+		"  note: "[0-9]*"older than the GCS"*)
+			o=${line#  note: }
+			o=${o%% *} ;;
+		"  note: "[0-9]*"on another stack"*)
+			s=${line#  note: }
+			s=${s%% *} ;;
+		"  STACK CORRUPTION"* | "  and in frame"*)
+			c=$((c + 1)) ;;
+		"verdict: STACK CORRUPTION"*)
+			v=corrupt ;;
+		"verdict: no stack corruption"*)
+			v=clean ;;
+		esac
+	done <"$1"
+	flush_counts
+	echo "verdict: $v"
+}
+
+flush_counts() {
+	if [ -z "$tid" ]; then
+		return
+	elif [ "$checked" = 1 ]; then
+		echo "thread $tid: agree $a, unchecked $u, older $o, other $s, corrupt $c"
+	else
+		echo "thread $tid: not checked"
+	fi
+}
+
 # run KIND-NAME GCS: the program's status, its core left as KIND-NAME.core.
 run_to_core() {
 	rm -f core core.* "$1.core"
@@ -87,6 +138,21 @@ while read -r kind name gcs want fn note; do
 	fi
 	status_is 0 "inspect $p.core" gcsprof inspect "$p.core"
 	mv out.txt "$p.txt"
+	# One implementation: the library's verdicts, thread by thread, are
+	# the ones inspect gives.
+	if "$C/verify-core" "$p.core" >"$p.verify" 2>&1; then
+		inspect_counts "$p.txt" >"$p.inspect-counts"
+		if [ "$(cat "$p.verify")" = "$(cat "$p.inspect-counts")" ]; then
+			ok "$p: gcswalk_verify's verdicts are inspect's ($(tail -n 1 "$p.verify"))"
+		else
+			not_ok "$p: gcswalk_verify's verdicts are inspect's"
+			echo "# gcswalk_verify:" && show "$p.verify"
+			echo "# inspect:" && show "$p.inspect-counts"
+		fi
+	else
+		not_ok "$p: verify-core on its core"
+		show "$p.verify"
+	fi
 	verdict=$(grep -m1 'STACK CORRUPTION' "$p.txt" || grep -m1 '^verdict:' "$p.txt")
 	echo "# verdict: $verdict"
 	first_thread "$p.txt" | grep -E 'stack:|note:' | show
