@@ -9,6 +9,7 @@
 #                                 folder, and is shown when the check fails
 #   show FILE...                  FILE as TAP comments
 #   tap_done                      the plan, then exit: 0 if all passed, else 1
+#   first_core                    the first core file in the current folder
 tap_n=0
 tap_failed=0
 
@@ -74,6 +75,14 @@ tap_groups() {
 		"t_$tap_g"
 	done
 	tap_done
+}
+
+# first_core: the name of the first core file ("core" or "core.PID", the
+# kernel's default core_pattern) in the current folder; nothing if none.
+first_core() {
+	for tap_c in core core.*; do
+		[ -e "$tap_c" ] && { echo "$tap_c"; return; }
+	done
 }
 
 # share_libc: in the guest, copy the dynamic loader and the C library

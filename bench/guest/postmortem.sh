@@ -46,12 +46,9 @@ JUDGE=${JUDGE:-$(dirname "$0")/judge.awk}
 awk() { if command -v mawk >/dev/null; then mawk "$@"; else busybox awk "$@"; fi; }
 now_ns() { date +%s%N; }
 say() { echo "postmortem: $*" >&2; }
-
-first_core() {
-	for c in core core.*; do
-		[ -e "$c" ] && { echo "$c"; return; }
-	done
-}
+# The shared shell helpers (first_core); this script prints no TAP.
+# shellcheck source=../../tests/tap.sh
+. "$T/tap.sh"
 
 [ -r "$JUDGE" ] || { say "no $JUDGE"; exit 1; }
 rm -rf cores && mkdir -p cores/guest cores/root || exit 1

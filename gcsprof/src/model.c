@@ -38,11 +38,30 @@ struct index {
 	const char *sysroot;
 };
 
+/* The build-ids the profile recorded, so that a file missing here is
+ * looked up by its build-id (a .build-id folder, debuginfod). */
+static int set_build_ids(gcswalk_target *t, const struct gp_rmapping *const *raws, size_t n)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		if (!raws[i]->build_id_size)
+			continue;
+		ret = gcswalk_target_set_mapping_build_id(t, i, raws[i]->build_id,
+							  raws[i]->build_id_size);
+		if (ret != GCSWALK_OK)
+			return ret;
+	}
+	return GCSWALK_OK;
+}
+
 static struct space *space_for(struct gp_model *m, unsigned asid)
 {
 	struct index *ix = m->index;
 	struct gcswalk_symbolizer_options so = GCSWALK_SYMBOLIZER_OPTIONS_INIT;
 	struct gcswalk_mapping *maps;
+	const struct gp_rmapping **raws;
 	struct space *s;
 	size_t i, n = 0;
 	char *msg = NULL;
@@ -59,8 +78,12 @@ static struct space *space_for(struct gp_model *m, unsigned asid)
 	memset(s, 0, sizeof(*s));
 	s->asid = asid;
 	maps = calloc(ix->raw->nmappings + 1, sizeof(*maps));
-	if (!maps)
+	raws = calloc(ix->raw->nmappings + 1, sizeof(*raws));
+	if (!maps || !raws) {
+		free(maps);
+		free(raws);
 		return NULL;
+	}
 	for (i = 0; i < ix->raw->nmappings; i++) {
 		const struct gp_rmapping *r = &ix->raw->mappings[i];
 
@@ -71,11 +94,13 @@ static struct space *space_for(struct gp_model *m, unsigned asid)
 		maps[n].end = r->end;
 		maps[n].offset = r->offset;
 		maps[n].path = r->path;
+		raws[n] = r;
 		pid = r->pid;
 		n++;
 	}
 	so.sysroot = ix->sysroot;
 	if (gcswalk_target_open_mappings(&s->target, pid, maps, n, &msg) != GCSWALK_OK ||
+	    set_build_ids(s->target, raws, n) != GCSWALK_OK ||
 	    gcswalk_symbolizer_new(&s->sym, s->target, &so) != GCSWALK_OK) {
 		if (!s->failed)
 			gp_warn("cannot symbolise address space %u: %s", asid,
@@ -84,6 +109,7 @@ static struct space *space_for(struct gp_model *m, unsigned asid)
 	}
 	free(msg);
 	free(maps);
+	free(raws);
 	return s;
 }
 
@@ -262,8 +288,13 @@ int gp_model_build(struct gp_model *m, const struct gp_rprofile *raw, const char
 	m->command = gp_model_intern(m, raw->command ? raw->command : "?");
 	m->method = gp_model_intern(m, raw->method ? raw->method : "");
 	m->event = gp_model_intern(m, raw->event ? raw->event : "");
-	if (!m->mode || !m->command || !m->method || !m->event)
+	m->max_stack_by = gp_model_intern(m, raw->max_stack_by ? raw->max_stack_by : "");
+	if (!m->mode || !m->command || !m->method || !m->event || !m->max_stack_by)
 		goto nomem;
+	m->max_stack = raw->max_stack;
+	m->has_throttle = raw->has_throttle;
+	m->throttles = raw->throttles;
+	m->unthrottles = raw->unthrottles;
 	for (i = 0; i < raw->nlost; i++) {
 		m->lost[i].reason = gp_model_intern(m, raw->lost[i].reason);
 		m->lost[i].count = raw->lost[i].count;
@@ -312,6 +343,12 @@ int gp_model_build(struct gp_model *m, const struct gp_rprofile *raw, const char
 		s->tid = r->tid;
 		s->state = r->state;
 		s->fallback = r->fallback;
+		s->cut = r->cut;
+		if (r->cut) {
+			m->ncut++;
+			if (r->nframes > m->cut_depth)
+				m->cut_depth = r->nframes;
+		}
 		m->total++;
 	}
 	ix->raw = NULL;      /* the model stands on its own from here */

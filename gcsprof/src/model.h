@@ -50,6 +50,7 @@ struct gp_sample {
 	const char *thread;        /* interned */
 	char state;
 	int fallback;
+	int cut;                   /* the chain reached the depth limit: outer frames missing */
 };
 
 /*
@@ -110,6 +111,17 @@ struct gp_model {
 	struct gp_lost *lost;
 	size_t nlost;
 	uint64_t nlost_total;      /* sum of the lost counts */
+	/* perf: the depth limit of a chain (0: not recorded) and what set
+	 * it ("sysctl", "record-size"; "" if unknown), the samples that
+	 * reached it and the longest of them. */
+	unsigned max_stack;
+	const char *max_stack_by;
+	uint64_t ncut;
+	size_t cut_depth;
+	/* perf: times the kernel throttled sampling and lifted it (has_throttle
+	 * 0: the file does not say). */
+	int has_throttle;
+	uint64_t throttles, unthrottles;
 
 	struct gp_mapping *mappings;
 	size_t nmappings;
@@ -151,6 +163,16 @@ static inline const struct gp_function *gp_model_function(const struct gp_model 
 {
 	return &m->functions[function_id - 1];
 }
+
+/*
+ * The recording's caveats, as sentences, for the writers that have room
+ * for prose (the text report's header, pprof's comments, the SVG's foot):
+ * samples not taken, the kernel's throttling, chains cut at the depth
+ * limit. *NOTES gets a malloc'd array of malloc'd strings (free with
+ * gp_model_notes_free); returns the count, or (size_t)-1 for out of memory.
+ */
+size_t gp_model_notes(const struct gp_model *m, char ***notes);
+void gp_model_notes_free(char **notes, size_t n);
 
 /* Writers: each returns 0 or an exit status. */
 struct gp_out;

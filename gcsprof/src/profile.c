@@ -7,8 +7,10 @@
  *   hz HZ
  *   mode cpu|wall
  *   command ESCAPED
+ *   max-stack DEPTH BY                     (perf)
  *   mapping ASID PID START END OFFSET BUILDID|- PATH
  *   sample TIME PID TID STATE ASID NAME FLAGS FRAME...
+ *   throttle THROTTLES UNTHROTTLES         (perf)
  *   lost REASON COUNT
  *   end DURATION SAMPLES MAPPINGS
  *
@@ -54,6 +56,19 @@ int gp_profile_write_header(FILE *f, unsigned hz, const char *mode, const char *
 	return 0;
 }
 
+int gp_profile_write_max_stack(FILE *f, unsigned max_stack, const char *by)
+{
+	if (fprintf(f, "max-stack %u ", max_stack) < 0 || gp_write_escaped(f, by) != 0 ||
+	    fputc('\n', f) == EOF)
+		return -1;
+	return 0;
+}
+
+int gp_profile_write_throttle(FILE *f, uint64_t throttles, uint64_t unthrottles)
+{
+	return fprintf(f, "throttle %" PRIu64 " %" PRIu64 "\n", throttles, unthrottles) < 0 ? -1 : 0;
+}
+
 int gp_profile_write_mapping(FILE *f, const struct gp_rmapping *m)
 {
 	size_t i;
@@ -75,11 +90,13 @@ int gp_profile_write_mapping(FILE *f, const struct gp_rmapping *m)
 
 int gp_profile_write_sample(FILE *f, const struct gp_rsample *s, const struct gp_frame *frames)
 {
+	/* One letter a flag; readers look for the letters they know. */
+	const char *flags = s->fallback ? (s->cut ? "fc" : "f") : (s->cut ? "c" : "-");
 	size_t i;
 
 	if (fprintf(f, "sample %" PRIu64 " %d %d %c %u ", s->time_ns, s->pid, s->tid,
 		    s->state ? s->state : '?', s->asid) < 0 ||
-	    gp_write_escaped(f, s->thread) != 0 || fprintf(f, " %s", s->fallback ? "f" : "-") < 0)
+	    gp_write_escaped(f, s->thread) != 0 || fprintf(f, " %s", flags) < 0)
 		return -1;
 	for (i = 0; i < s->nframes; i++)
 		if (fprintf(f, " %c%" PRIx64, frames[i].kind, frames[i].address) < 0)
@@ -270,6 +287,7 @@ static int parse_sample(struct reader *r, struct gp_rprofile *p)
 		return bad(r, "malformed sample");
 	}
 	s.fallback = strchr(flags, 'f') != NULL;
+	s.cut = strchr(flags, 'c') != NULL;
 	s.first_frame = p->nframes;
 	while ((f = field(r)) != NULL) {
 		struct gp_frame fr;
@@ -322,6 +340,28 @@ static int parse_lost(struct reader *r, struct gp_rprofile *p)
 	}
 	p->lost = n;
 	p->lost[p->nlost++] = c;
+	return 0;
+}
+
+static int parse_max_stack(struct reader *r, struct gp_rprofile *p)
+{
+	uint64_t v;
+
+	if (num_field(r, 10, &v) != 0 || v == 0 || v > UINT32_MAX)
+		return bad(r, "malformed max-stack record");
+	free(p->max_stack_by);
+	p->max_stack_by = str_field(r);
+	if (!p->max_stack_by)
+		return r->bad ? -1 : bad(r, "malformed max-stack record");   /* bad 2: no memory */
+	p->max_stack = (unsigned)v;
+	return 0;
+}
+
+static int parse_throttle(struct reader *r, struct gp_rprofile *p)
+{
+	if (num_field(r, 10, &p->throttles) != 0 || num_field(r, 10, &p->unthrottles) != 0)
+		return bad(r, "malformed throttle record");
+	p->has_throttle = 1;
 	return 0;
 }
 
@@ -411,6 +451,10 @@ int gp_profile_read(struct gp_rprofile *p, const char *path)
 			ret = parse_lost(&r, p);
 		else if (strcmp(kw, "vdso-symbol") == 0)
 			ret = parse_vdso_symbol(&r, p);
+		else if (strcmp(kw, "max-stack") == 0)
+			ret = parse_max_stack(&r, p);
+		else if (strcmp(kw, "throttle") == 0)
+			ret = parse_throttle(&r, p);
 		else if (strcmp(kw, "hz") == 0) {
 			uint64_t v;
 
@@ -509,5 +553,6 @@ void gp_profile_free(struct gp_rprofile *p)
 	free(p->command);
 	free(p->method);
 	free(p->event);
+	free(p->max_stack_by);
 	memset(p, 0, sizeof(*p));
 }

@@ -37,6 +37,7 @@ struct gp_rsample {
 	char *thread;              /* thread name */
 	size_t first_frame, nframes; /* into gp_rprofile.frames, innermost first */
 	int fallback;              /* chain from a fallback unwinder */
+	int cut;                   /* the chain reached the depth limit (max-stack) */
 };
 
 struct gp_rmapping {
@@ -69,6 +70,15 @@ struct gp_rprofile {
 	char *command;
 	char *method;              /* "perf" or "ptrace"; NULL in older files */
 	char *event;               /* perf: the event sampled on; else NULL */
+	/* perf: the depth limit of a chain (0: none recorded), and what set
+	 * it ("sysctl": kernel.perf_event_max_stack; "record-size": the most
+	 * a perf sample record holds). */
+	unsigned max_stack;
+	char *max_stack_by;
+	/* perf: the kernel's throttling of sampling (its "throttle" record;
+	 * has_throttle 0 when the file has none). */
+	int has_throttle;
+	uint64_t throttles, unthrottles;
 	uint64_t duration_ns;
 	struct gp_rsample *samples;
 	size_t nsamples, samples_cap;
@@ -94,6 +104,12 @@ void gp_profile_free(struct gp_rprofile *p);
 /* METHOD: "perf" or "ptrace"; EVENT: the perf event, or NULL. */
 int gp_profile_write_header(FILE *f, unsigned hz, const char *mode, const char *command,
 			    const char *method, const char *event);
+/* perf: chains are at most MAX_STACK frames, a limit set by BY ("sysctl"
+ * or "record-size"). */
+int gp_profile_write_max_stack(FILE *f, unsigned max_stack, const char *by);
+/* perf: the kernel throttled sampling THROTTLES times, and lifted it
+ * UNTHROTTLES times. Before the trailer. */
+int gp_profile_write_throttle(FILE *f, uint64_t throttles, uint64_t unthrottles);
 int gp_profile_write_mapping(FILE *f, const struct gp_rmapping *m);
 int gp_profile_write_sample(FILE *f, const struct gp_rsample *s, const struct gp_frame *frames);
 int gp_profile_write_trailer(FILE *f, uint64_t duration_ns, const struct gp_count *lost,

@@ -10,7 +10,8 @@
  *    (record_start.c);
  *  - perf (record_perf.c): the kernel takes the chains from the GCS and
  *    hands them over in perf ring buffers; the target is never stopped.
- *    record_perf_records.c turns the ring's records into the profile.
+ *    record_perf_records.c turns the ring's records into the profile,
+ *    record_perf_limits.c finds how deep a chain the kernel may give.
  */
 #ifndef GCSPROF_RECORD_H
 #define GCSPROF_RECORD_H

@@ -65,7 +65,7 @@ static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu)
 }
 
 static void fill_attr(struct perf_event_attr *a, const struct event_kind *k, unsigned hz,
-		      int at_exec)
+		      int at_exec, unsigned max_stack)
 {
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
@@ -73,10 +73,12 @@ static void fill_attr(struct perf_event_attr *a, const struct event_kind *k, uns
 	a->config = k->config;
 	a->freq = 1;
 	a->sample_freq = hz;
-	/* record_perf_records.c parses the fields in this order. */
+	/* record_perf_records.c parses the fields in this order, and
+	 * record_perf_limits.c counts their size. */
 	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
 			 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN |
 			 PERF_SAMPLE_REGS_USER;
+	a->sample_max_stack = (uint16_t)max_stack;
 	/* GCSPR_EL0, 0 when the chain came from frame records. */
 	a->sample_regs_user = 1ULL << GP_PERF_REG_GCSPR;
 	a->exclude_kernel = 1;
@@ -110,6 +112,12 @@ static const struct event_kind *kind_named(const char *name)
 	return &event_kinds[0];
 }
 
+/* Why not, when the sysctl is there but 0: perf's chains would then come
+ * from frame records for every thread, GCSPR or not, and are not exact. */
+#define CALLCHAIN_GCS_OFF                                                                  \
+	"kernel.perf_callchain_gcs is 0: the kernel walks frame records, which are not exact " \
+	"(sysctl -w kernel.perf_callchain_gcs=1 turns its GCS call chains on)"
+
 int rec_perf_usable(const char **why, const char **event)
 {
 	static char msg[160];
@@ -122,7 +130,7 @@ int rec_perf_usable(const char **why, const char **event)
 	case 1:
 		break;
 	case 0:
-		*why = "kernel.perf_callchain_gcs is not 1 (the kernel walks frame records)";
+		*why = CALLCHAIN_GCS_OFF;
 		return GP_EXIT_UNSUPPORTED;
 	default:
 		*why = "this kernel takes no call chains from the GCS (no kernel.perf_callchain_gcs)";
@@ -130,7 +138,7 @@ int rec_perf_usable(const char **why, const char **event)
 	}
 	/* The same event on ourselves: permission, PMU, the GCSPR register. */
 	for (i = 0; i < NKINDS; i++) {
-		fill_attr(&a, &event_kinds[i], 99, 1);
+		fill_attr(&a, &event_kinds[i], 99, 1, 0);
 		a.inherit = 0;
 		fd = sys_perf_event_open(&a, 0, -1);
 		if (fd >= 0) {
@@ -529,7 +537,16 @@ int rec_perf_run(struct recorder *r, pid_t pid, char **argv, const sigset_t *old
 		return gp_error(GP_EXIT_SYSTEM, "out of memory");
 	r->perf = pr;
 	pr->sigfd = -1;
-	fill_attr(&pr->attr, kind_named(r->event), r->hz, !r->o->pid);
+	/* Read again as the events are opened: from here a sample's GCSPR
+	 * says where its chain came from. */
+	pr->gcs_chains = gcswalk_system_perf_callchains() == 1;
+	if (!pr->gcs_chains)
+		return gp_error(GP_EXIT_UNSUPPORTED, "record: --method perf: %s", CALLCHAIN_GCS_OFF);
+	pr->max_stack = perf_max_stack(&pr->max_stack_by);
+	if (pr->max_stack &&
+	    gp_profile_write_max_stack(r->out, pr->max_stack, pr->max_stack_by) != 0)
+		return rec_write_failed(r), GP_EXIT_OUTPUT;
+	fill_attr(&pr->attr, kind_named(r->event), r->hz, !r->o->pid, pr->max_stack);
 	raise_fd_limit();
 	if (online_cpus(&cpus, &ncpus) != 0) {
 		free(cpus);
@@ -593,6 +610,12 @@ int rec_perf_run(struct recorder *r, pid_t pid, char **argv, const sigset_t *old
 	}
 	rec_status_line(r, rec_now_ns(), 0, 1);
 	rec_report_no_gcs(r);
+	if (!ret && !r->write_failed)
+		ret = perf_write_summary(r);
+	if (gcswalk_system_perf_callchains() != 1)
+		gp_warn("kernel.perf_callchain_gcs was set to 0 during the recording: it is read "
+			"once, at the start, so chains the kernel walked from frame records after that "
+			"are labelled as exact chains from the GCS");
 	free(pfds);
 	return ret;
 }

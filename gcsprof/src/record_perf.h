@@ -60,8 +60,27 @@ struct perf_rec {
 	size_t nrefs, refs_cap;
 	uint64_t seq;
 	uint64_t bytes;                  /* read from the rings */
-	uint64_t throttled;              /* PERF_RECORD_THROTTLE seen */
+	/* The depth asked for (sample_max_stack; 0: the kernel's default,
+	 * not known): a chain that long reached it, and is marked cut. */
+	unsigned max_stack;
+	const char *max_stack_by;        /* PERF_MAX_STACK_BY_* */
+	uint64_t ncut;
+	/* kernel.perf_callchain_gcs, read once as the events are opened: a
+	 * non-zero GCSPR in a sample means a chain from the GCS only while it
+	 * is 1. A change during the recording is not tracked (only noticed
+	 * at its end). */
+	int gcs_chains;
+	uint64_t throttles, unthrottles; /* PERF_RECORD_THROTTLE, _UNTHROTTLE */
 };
+
+/* record_perf_limits.c */
+/* Why a chain is at most max_stack frames: the profile's max-stack record. */
+#define PERF_MAX_STACK_BY_SYSCTL "sysctl"
+#define PERF_MAX_STACK_BY_RECORD "record-size"
+/* The sample_max_stack to ask for: the deepest chain the kernel allows
+ * and a sample record holds (*BY says which bounds it); 0 when the limit
+ * cannot be known (the kernel's default then applies). */
+unsigned perf_max_stack(const char **by);
 
 /* record_perf_records.c */
 /* Handle one record (header H, H->size bytes, 8-byte aligned). */
@@ -72,6 +91,9 @@ uint64_t perf_record_time(const struct perf_event_header *h);
  * unknown), and the thread TID of it. NULL when out of memory. */
 struct process *perf_process(struct recorder *r, pid_t pid);
 struct thread *perf_thread(struct recorder *r, pid_t tid, pid_t pid, const char *name);
+/* After the last record: the throttle record, and a line for the chains
+ * cut at the depth limit. 0, or an exit status. */
+int perf_write_summary(struct recorder *r);
 /* Note a mapping of P, to be written when a sample needs it. */
 int perf_note_mapping(struct recorder *r, struct process *p, uint64_t start, uint64_t end,
 		      uint64_t offset, const char *path, const unsigned char *build_id,

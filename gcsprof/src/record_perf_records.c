@@ -321,7 +321,9 @@ static int handle_sample(struct recorder *r, const struct perf_event_header *h)
 		return gp_error(GP_EXIT_SYSTEM, "out of memory");
 	if (duplicate_sample(r, t, &s))
 		return 0;
-	gcs = s.abi != PERF_SAMPLE_REGS_ABI_NONE && s.gcspr != 0;
+	/* A GCSPR says the thread has GCS; the chain came from it only
+	 * while the kernel was told to take it from there. */
+	gcs = r->perf->gcs_chains && s.abi != PERF_SAMPLE_REGS_ABI_NONE && s.gcspr != 0;
 	if (!gcs) {
 		/* Every process starts without GCS while ld.so runs. */
 		p->nogcs_seen = 1;
@@ -356,10 +358,14 @@ static int handle_sample(struct recorder *r, const struct perf_event_header *h)
 	rs.thread = t->name ? t->name : "";
 	rs.nframes = nuser;
 	rs.fallback = !gcs;
+	/* The kernel stops at the limit without a word: a chain that long
+	 * may have lost its outer frames (or be exactly that deep). */
+	rs.cut = r->perf->max_stack && nuser >= r->perf->max_stack;
 	if (gp_profile_write_sample(r->out, &rs, r->frames) != 0)
 		return rec_write_failed(r), GP_EXIT_OUTPUT;
 	p->fresh = 0;
 	r->nsamples++;
+	r->perf->ncut += (uint64_t)rs.cut;
 	return 0;
 }
 
@@ -538,9 +544,31 @@ int perf_handle_record(struct recorder *r, const struct perf_event_header *h)
 			r->lost[LOST_RING].count += n;
 		return 0;
 	case PERF_RECORD_THROTTLE:
-		r->perf->throttled++;
+		r->perf->throttles++;
+		return 0;
+	case PERF_RECORD_UNTHROTTLE:
+		r->perf->unthrottles++;
 		return 0;
 	default:
 		return 0;         /* what we do not know is skipped by its size */
 	}
+}
+
+/* The throttling goes into the profile only: a throttle or two as each
+ * event starts is usual (its first period is one count, until the
+ * kernel has found the period for -F), and the report puts the count
+ * in proportion. */
+int perf_write_summary(struct recorder *r)
+{
+	const struct perf_rec *pr = r->perf;
+
+	if (gp_profile_write_throttle(r->out, pr->throttles, pr->unthrottles) != 0)
+		return rec_write_failed(r), GP_EXIT_OUTPUT;
+	if (pr->ncut)
+		gp_warn("%llu of %llu samples have chains cut at %u frames (%s)",
+			(unsigned long long)pr->ncut, (unsigned long long)r->nsamples, pr->max_stack,
+			strcmp(pr->max_stack_by, PERF_MAX_STACK_BY_SYSCTL) == 0 ?
+			"kernel.perf_event_max_stack: raise it to record them whole" :
+			"the most a perf sample holds: --method ptrace records them whole");
+	return 0;
 }

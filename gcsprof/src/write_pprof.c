@@ -5,7 +5,8 @@
  * continuous-profiling back ends read it. Two values per sample: samples
  * (count) and cpu or wall time (nanoseconds, count x period). Labels carry
  * the thread name, tid, pid and thread state; with --per-thread each stack
- * also gets its thread as the root frame, as folded stacks do.
+ * also gets its thread as the root frame, as folded stacks do. The
+ * recording's caveats are the Profile's comments.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,7 @@ struct pprof {
 	Label *labels, **lp;
 	int64_t *values;
 	uint64_t *stacks;         /* the samples' location ids */
+	int64_t *comments;        /* the model's notes, as string ids */
 };
 
 enum { NLABELS = 4 };
@@ -291,6 +293,29 @@ static int build_samples(struct pprof *b)
 	return 0;
 }
 
+/* The recording's caveats (lost samples, throttling, cut chains) as the
+ * Profile's comments, which `go tool pprof -comments` prints. */
+static int build_comments(struct pprof *b)
+{
+	char **notes;
+	size_t i, n = gp_model_notes(b->m, &notes);
+	int ret = 0;
+
+	if (n == (size_t)-1)
+		return -1;
+	b->comments = calloc(n + 1, sizeof(*b->comments));
+	if (!b->comments)
+		ret = -1;
+	for (i = 0; i < n && !ret; i++)
+		ret = (b->comments[i] = sid(b, notes[i])) < 0 ? -1 : 0;
+	gp_model_notes_free(notes, n);
+	if (ret)
+		return -1;
+	b->p.n_comment = n;
+	b->p.comment = b->comments;
+	return 0;
+}
+
 static void pprof_free(struct pprof *b)
 {
 	gp_map_free(&b->roots);
@@ -309,6 +334,7 @@ static void pprof_free(struct pprof *b)
 	free(b->lp);
 	free(b->values);
 	free(b->stacks);
+	free(b->comments);
 }
 
 /* Compress BUF with a gzip header and write it. */
@@ -355,7 +381,8 @@ int gp_write_pprof(const struct gp_model *m, struct gp_out *out, const struct gp
 	perftools__profiles__value_type__init(&b.vt[1]);
 	perftools__profiles__value_type__init(&b.period);
 	if (build_strings(&b) != 0 || build_thread_roots(&b) != 0 || build_functions(&b) != 0 ||
-	    build_locations(&b) != 0 || build_mappings(&b) != 0 || build_samples(&b) != 0) {
+	    build_locations(&b) != 0 || build_mappings(&b) != 0 || build_samples(&b) != 0 ||
+	    build_comments(&b) != 0) {
 		ret = gp_error(GP_EXIT_SYSTEM, "out of memory");
 		goto out;
 	}

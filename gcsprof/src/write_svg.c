@@ -147,10 +147,13 @@ static void draw(FILE *f, const struct node *n, uint64_t first, unsigned level, 
 	}
 }
 
-/* The title, the controls the script drives, and the script itself. */
-static void header(FILE *f, const struct gp_model *m, uint64_t total, unsigned height)
+/* The title, the controls the script drives, and the recording's caveats
+ * (NNOTES lines) at the foot, under the details line. */
+static void header(FILE *f, const struct gp_model *m, uint64_t total, unsigned height,
+		   char **notes, size_t nnotes)
 {
 	double bottom = TOP + height * ROW;
+	size_t i;
 
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
 		   "<svg version=\"1.1\" width=\"%.0f\" height=\"%.0f\" "
@@ -159,7 +162,7 @@ static void header(FILE *f, const struct gp_model *m, uint64_t total, unsigned h
 		   "<g id=\"layout\" data-width=\"%.0f\" data-x=\"%d\" data-total=\"%" PRIu64 "\"/>\n"
 		   "<text x=\"%d\" y=\"16\" font-size=\"14\">gcsprof flame graph: %" PRIu64
 		   " samples (",
-		WIDTH + 2 * X0, bottom + 30, WIDTH, X0, total, X0, total);
+		WIDTH + 2 * X0, bottom + 30 + (double)nnotes * ROW, WIDTH, X0, total, X0, total);
 	escape(f, m->command);
 	fprintf(f, ")</text>\n"
 		   "<text id=\"reset\" x=\"%d\" y=\"34\" style=\"display:none;cursor:pointer\" "
@@ -170,6 +173,12 @@ static void header(FILE *f, const struct gp_model *m, uint64_t total, unsigned h
 		   "<text id=\"matched\" x=\"%.0f\" y=\"34\" text-anchor=\"end\"> </text>\n"
 		   "<text id=\"details\" x=\"%d\" y=\"%.0f\"> </text>\n",
 		X0, WIDTH + X0 - 300, WIDTH + X0 - 296, WIDTH + X0, X0, bottom + 18);
+	for (i = 0; i < nnotes; i++) {
+		fprintf(f, "<text class=\"note\" x=\"%d\" y=\"%.0f\" fill=\"#a00\">", X0,
+			bottom + 18 + (double)(i + 1) * ROW);
+		escape(f, notes[i]);
+		fputs("</text>\n", f);
+	}
 }
 
 int gp_write_svg(const struct gp_model *m, struct gp_out *out, const struct gp_report_opts *o)
@@ -177,7 +186,8 @@ int gp_write_svg(const struct gp_model *m, struct gp_out *out, const struct gp_r
 	struct node root = { "all", 0, NULL, NULL, NULL };
 	struct gp_map children = { 0 };
 	unsigned height;
-	size_t i, j;
+	char **notes;
+	size_t i, j, nnotes;
 	FILE *f = out->fp;
 
 	for (i = 0; i < m->nsamples; i++) {
@@ -204,8 +214,14 @@ int gp_write_svg(const struct gp_model *m, struct gp_out *out, const struct gp_r
 		}
 	}
 	gp_map_free(&children);
+	nnotes = gp_model_notes(m, &notes);
+	if (nnotes == (size_t)-1) {
+		free_tree(root.child);
+		return gp_error(GP_EXIT_SYSTEM, "out of memory");
+	}
 	height = depth_of(&root);
-	header(f, m, root.count, height);
+	header(f, m, root.count, height, notes, nnotes);
+	gp_model_notes_free(notes, nnotes);
 	if (root.count)
 		draw(f, &root, 0, 0, height, root.count);
 	/* Last, so that every element it looks for exists when it runs. */

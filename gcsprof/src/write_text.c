@@ -162,23 +162,27 @@ out:
 int gp_write_text(const struct gp_model *m, struct gp_out *out, const struct gp_report_opts *o)
 {
 	FILE *f = out->fp;
-	size_t i;
+	char **notes;
+	size_t i, nnotes;
 
 	fprintf(f, "# gcsprof report: %" PRIu64 " samples, %s profile at %u Hz over %.2f s\n",
 		m->total, m->mode, m->hz, (double)m->duration_ns / 1e9);
 	fprintf(f, "# command: %s\n", m->command);
-	if (strcmp(m->method, "perf") == 0)
+	if (strcmp(m->method, "perf") == 0) {
 		fprintf(f, "# method: perf (%s event; the kernel took the chains, the target never "
-			   "stopped)\n", *m->event ? m->event : "?");
-	else if (*m->method)
+			   "stopped", *m->event ? m->event : "?");
+		if (m->max_stack)
+			fprintf(f, "; chains of up to %u frames", m->max_stack);
+		fprintf(f, ")\n");
+	} else if (*m->method) {
 		fprintf(f, "# method: %s (every sample stopped the target)\n", m->method);
-	if (m->nlost_total) {
-		fprintf(f, "# not sampled:");
-		for (i = 0; i < m->nlost; i++)
-			if (m->lost[i].count)
-				fprintf(f, " %s %" PRIu64, m->lost[i].reason, m->lost[i].count);
-		fprintf(f, "\n");
 	}
+	nnotes = gp_model_notes(m, &notes);
+	if (nnotes == (size_t)-1)
+		return gp_error(GP_EXIT_SYSTEM, "out of memory");
+	for (i = 0; i < nnotes; i++)
+		fprintf(f, "# %s\n", notes[i]);
+	gp_model_notes_free(notes, nnotes);
 	fprintf(f, "\n");
 	if (section(m, f, o, 0) != 0)
 		return gp_error(GP_EXIT_SYSTEM, "out of memory");

@@ -28,8 +28,10 @@
  *  - Strings and arrays returned by the library belong to the library; the
  *    documentation of each call says how long they stay valid.
  *
- * ABI: libgcswalk.so.1, every call versioned GCSWALK_1.0 (a later minor
- * release adds a node of its own). Structs follow one of two rules:
+ * ABI: libgcswalk.so.1. The calls of 1.0 are versioned GCSWALK_1.0; each
+ * minor release versions the calls it adds with a node of its own
+ * (GCSWALK_1.1: the call marked "Since 1.1"). Structs follow one of two
+ * rules:
  *  - Sized: options and sources the caller passes in, and the output
  *    structs new in 1.0 (gcswalk_signal_info, gcswalk_region,
  *    gcswalk_proc_thread) start with `size_t size`, the caller's sizeof
@@ -406,6 +408,19 @@ int gcswalk_proc_build_id(int pid, const char *path, unsigned char **id, size_t 
  */
 int gcswalk_target_mapping_build_id(gcswalk_target *target, size_t index,
 				    const unsigned char **id, size_t *size);
+
+/*
+ * Since 1.1. The build-id the caller knows for mapping INDEX's file, e.g.
+ * recorded with the mapping in a profile made elsewhere: it replaces what
+ * the library would read (for every mapping of the same path), and
+ * gcswalk_target_mapping_build_id() returns a copy of it. A symboliser
+ * made afterwards looks a file that is not on this machine up by this
+ * build-id: in the debuginfo path's .build-id folders and, when
+ * DEBUGINFOD_URLS is set, from debuginfod servers. GCSWALK_OK,
+ * GCSWALK_E_INVALID (NULL, SIZE 0, a bad index), GCSWALK_E_NOMEM.
+ */
+int gcswalk_target_set_mapping_build_id(gcswalk_target *target, size_t index,
+					const unsigned char *id, size_t size);
 
 /* Regions that are not file mappings. */
 enum gcswalk_region_kind {

@@ -100,13 +100,68 @@ int gcswalk_target_fatal_signal(const gcswalk_target *t, struct gcswalk_signal_i
 	return gw_sized_out(info, info->size, &out, sizeof(out), GW_SIGNAL_INFO_SIZE_1_0);
 }
 
+/* The cache entry of PATH, a new one (status 1: not looked at yet) when
+ * there is none; NULL when out of memory. */
+static struct gw_build_id *build_id_entry(struct gcswalk_target *t, const char *path)
+{
+	struct gw_build_id *b;
+	size_t i;
+
+	for (i = 0; i < t->nbuild_ids; i++)
+		if (strcmp(t->build_ids[i].path, path) == 0)
+			return &t->build_ids[i];
+	b = gw_grow(t->build_ids, t->nbuild_ids, &t->build_ids_cap, sizeof(*b));
+	if (!b)
+		return NULL;
+	t->build_ids = b;
+	b = &t->build_ids[t->nbuild_ids];
+	memset(b, 0, sizeof(*b));
+	b->path = strdup(path);
+	if (!b->path)
+		return NULL;
+	b->status = 1;
+	t->nbuild_ids++;
+	return b;
+}
+
+/*
+ * A file this machine cannot open: its build-id from the target's memory
+ * instead, where the file's first page is mapped (a core keeps that page
+ * of every ELF file it maps; a live process has it all). GCSWALK_E_IO when
+ * the memory cannot be read either (a target of mappings has none).
+ */
+static int memory_build_id(struct gcswalk_target *t, const char *path, struct gw_build_id *b)
+{
+	unsigned char page[4096];
+	char *errmsg = t->errmsg;
+	size_t i, got = 0;
+	int ret;
+
+	for (i = 0; i < t->nmaps; i++)
+		if (t->maps[i].offset == 0 && strcmp(t->maps[i].path, path) == 0)
+			break;
+	if (i == t->nmaps)
+		return GCSWALK_E_IO;
+	/* A failed read sets the error detail, which is not this call's to
+	 * change: the caller's is kept. */
+	t->errmsg = NULL;
+	(void)t->be->read(t, t->maps[i].start, page,
+			  t->maps[i].end - t->maps[i].start < sizeof(page)
+				  ? (size_t)(t->maps[i].end - t->maps[i].start)
+				  : sizeof(page),
+			  &got);
+	free(t->errmsg);
+	t->errmsg = errmsg;
+	ret = got ? gw_image_build_id(page, got, &b->id, &b->size) : GCSWALK_E_IO;
+	return ret == GCSWALK_E_NO_SYMBOL ? GCSWALK_E_IO : ret;
+}
+
 int gcswalk_target_mapping_build_id(gcswalk_target *t, size_t index, const unsigned char **id,
 				    size_t *size)
 {
 	struct gw_build_id *b;
 	const char *path;
 	char *open_path;
-	size_t i;
 
 	if (id)
 		*id = NULL;
@@ -115,29 +170,47 @@ int gcswalk_target_mapping_build_id(gcswalk_target *t, size_t index, const unsig
 	if (!t || !id || !size || index >= t->nmaps)
 		return GCSWALK_E_INVALID;
 	path = t->maps[index].path;
-	for (i = 0; i < t->nbuild_ids; i++)
-		if (strcmp(t->build_ids[i].path, path) == 0)
-			break;
-	if (i == t->nbuild_ids) {
-		b = gw_grow(t->build_ids, t->nbuild_ids, &t->build_ids_cap, sizeof(*b));
-		if (!b)
-			return GCSWALK_E_NOMEM;
-		t->build_ids = b;
-		b = &t->build_ids[i];
-		memset(b, 0, sizeof(*b));
-		b->path = strdup(path);
+	b = build_id_entry(t, path);
+	if (!b)
+		return GCSWALK_E_NOMEM;
+	if (b->status == 1) {
 		open_path = t->be->file_path ? t->be->file_path(t, path) : strdup(path);
-		if (!b->path || !open_path) {
-			free(b->path);
-			free(open_path);
+		if (!open_path)
 			return GCSWALK_E_NOMEM;
-		}
 		b->status = gcswalk_file_build_id(open_path, &b->id, &b->size);
 		free(open_path);
-		t->nbuild_ids++;
+		if (b->status == GCSWALK_E_IO)
+			b->status = memory_build_id(t, path, b);
 	}
-	b = &t->build_ids[i];
 	*id = b->id;
 	*size = b->size;
 	return b->status;
+}
+
+int gcswalk_target_set_mapping_build_id(gcswalk_target *t, size_t index,
+					const unsigned char *id, size_t size)
+{
+	struct gw_build_id *b;
+	unsigned char *copy;
+
+	if (!t)
+		return GCSWALK_E_INVALID;
+	gw_clear_error(t);
+	if (!id || !size || index >= t->nmaps)
+		return gw_fail(t, GCSWALK_E_INVALID, "mapping %zu of %zu, build-id of %zu bytes",
+			       index, t->nmaps, id ? size : 0);
+	copy = malloc(size);
+	if (!copy)
+		return gw_fail(t, GCSWALK_E_NOMEM, "out of memory");
+	memcpy(copy, id, size);
+	b = build_id_entry(t, t->maps[index].path);
+	/* A build-id handed out earlier stays valid until close. */
+	if (!b || (b->id && gw_target_retire(t, (char *)b->id) != GCSWALK_OK)) {
+		free(copy);
+		return gw_fail(t, GCSWALK_E_NOMEM, "out of memory");
+	}
+	b->id = copy;
+	b->size = size;
+	b->status = GCSWALK_OK;
+	return GCSWALK_OK;
 }

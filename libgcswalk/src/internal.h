@@ -151,6 +151,10 @@ GW_HIDDEN void *gw_grow(void *arr, size_t n, size_t *cap, size_t size);
 /* buildid.c: the GNU build-id note of an open ELF, malloc'd into *ID.
  * GCSWALK_OK, GCSWALK_E_NO_SYMBOL, GCSWALK_E_NOMEM. */
 GW_HIDDEN int gw_elf_build_id(void *elf, unsigned char **id, size_t *size);
+/* buildid.c: the build-id of the first LEN bytes of a mapped ELF image (its
+ * headers and notes, the page a core dumps of each file). GCSWALK_OK,
+ * GCSWALK_E_NO_SYMBOL, GCSWALK_E_NOMEM. */
+GW_HIDDEN int gw_image_build_id(const void *image, size_t len, unsigned char **id, size_t *size);
 
 /* Finish an open call: on success store T in *OUT; on failure hand the
  * detail to *ERRMSG (if not NULL), close T and return STATUS. */

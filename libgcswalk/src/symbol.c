@@ -183,6 +183,49 @@ static int by_path_then_start(const void *a, const void *b)
 }
 
 /*
+ * A file this machine does not have (not under the sysroot, not at its
+ * path) whose build-id the target knows (a caller's, such as a profile's):
+ * a module of that build-id over [FIRST->start, HIGH), which libdwfl's
+ * find_elf looks up in the debuginfo path's .build-id folders and, with
+ * DEBUGINFOD_URLS set, from debuginfod. Without a build-id it is left
+ * out: its addresses get the mapping's path and no symbols.
+ */
+static void report_by_build_id(gcswalk_symbolizer *s, const struct gw_mapping *first,
+			       uint64_t high)
+{
+	const unsigned char *id;
+	Dwfl_Module *mod;
+	size_t size;
+
+	if (gcswalk_target_mapping_build_id(s->t, (size_t)(first - s->t->maps), &id, &size) !=
+	    GCSWALK_OK)
+		return;
+	mod = dwfl_report_module(s->dwfl, first->path, first->start, high);
+	/* Without its build-id (out of memory) the module finds no file:
+	 * the same as leaving it out. */
+	if (mod)
+		(void)dwfl_module_report_build_id(mod, id, size, 0);
+}
+
+/* One mapped file: FIRST is its lowest mapping at file offset 0, HIGH the
+ * end of its last mapping. */
+static int report_file(gcswalk_symbolizer *s, const struct gw_mapping *first, uint64_t high)
+{
+	char *file = locate(s, first->path);
+
+	if (!file)
+		return gw_fail(s->t, GCSWALK_E_NOMEM, "out of memory");
+	/* A file we cannot use (not ELF, another file by now) is left out:
+	 * its addresses get the mapping's path and no symbols. */
+	if (access(file, R_OK) == 0)
+		(void)dwfl_report_elf(s->dwfl, first->path, file, -1, first->start, false);
+	else
+		report_by_build_id(s, first, high);
+	free(file);
+	return GCSWALK_OK;
+}
+
+/*
  * One module per mapped file, placed by its lowest mapping at file offset
  * 0. Sorted, so that a core with a million NT_FILE entries costs
  * n log n, not n squared.
@@ -190,37 +233,31 @@ static int by_path_then_start(const void *a, const void *b)
 static int report_modules(gcswalk_symbolizer *s)
 {
 	struct gcswalk_target *t = s->t;
-	const struct gw_mapping **firsts;
-	size_t i, n = 0;
+	const struct gw_mapping **all;
+	size_t i, j;
 	int ret = GCSWALK_OK;
 
-	firsts = calloc(t->nmaps ? t->nmaps : 1, sizeof(*firsts));
-	if (!firsts)
+	all = calloc(t->nmaps ? t->nmaps : 1, sizeof(*all));
+	if (!all)
 		return gw_fail(t, GCSWALK_E_NOMEM, "out of memory");
 	for (i = 0; i < t->nmaps; i++)
-		if (t->maps[i].offset == 0)
-			firsts[n++] = &t->maps[i];
-	qsort(firsts, n, sizeof(*firsts), by_path_then_start);
+		all[i] = &t->maps[i];
+	qsort(all, t->nmaps, sizeof(*all), by_path_then_start);
 	dwfl_report_begin(s->dwfl);
-	for (i = 0; i < n; i++) {
-		char *file;
+	for (i = 0; i < t->nmaps && ret == GCSWALK_OK; i = j) {
+		const struct gw_mapping *first = NULL;
+		uint64_t high = 0;
 
-		if (i > 0 && strcmp(firsts[i]->path, firsts[i - 1]->path) == 0)
-			continue;
-		file = locate(s, firsts[i]->path);
-		if (!file) {
-			ret = gw_fail(t, GCSWALK_E_NOMEM, "out of memory");
-			break;
+		for (j = i; j < t->nmaps && strcmp(all[j]->path, all[i]->path) == 0; j++) {
+			if (!first && all[j]->offset == 0)
+				first = all[j];
+			if (first && all[j]->end > high)
+				high = all[j]->end;
 		}
-		/* A file we cannot use (gone, not ELF, another file by now)
-		 * is left out: its addresses get the mapping's path and no
-		 * symbols. */
-		if (access(file, R_OK) == 0)
-			(void)dwfl_report_elf(s->dwfl, firsts[i]->path, file, -1, firsts[i]->start,
-					      false);
-		free(file);
+		if (first)
+			ret = report_file(s, first, high);
 	}
-	free(firsts);
+	free(all);
 	if (dwfl_report_end(s->dwfl, NULL, NULL) != 0 && ret == GCSWALK_OK)
 		ret = gw_fail(t, GCSWALK_E_DWFL, "dwfl_report_end: %s", dwfl_errmsg(-1));
 	return ret;

@@ -46,12 +46,6 @@ corrupt gcs-fault        forced 139 hijack -
 corrupt wild-pointer     forced 139 - -
 '
 
-first_core() {
-	for c in core core.*; do
-		[ -e "$c" ] && { echo "$c"; return; }
-	done
-}
-
 # The thread that received the signal: its part of inspect's output.
 first_thread() { # first_thread OUT
 	sed -n '/the one that received the signal/,/^$/p' "$1"

@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "../gcs-abi.h"
+#include "../find-core.h"
 #include "../gcs-inline.h"
 #include "../tap.h"
 
@@ -354,26 +355,6 @@ out:
 		elf_end(e);
 	close(fd);
 	return ret;
-}
-
-/* The core file the child left in DIR ("core" or "core.PID"), or NULL. */
-static char *find_core(const char *dir)
-{
-	struct dirent *de;
-	char *path = NULL;
-	DIR *d = opendir(dir);
-
-	if (!d)
-		return NULL;
-	while ((de = readdir(d)) != NULL) {
-		if (strncmp(de->d_name, "core", 4) == 0) {
-			if (asprintf(&path, "%s/%s", dir, de->d_name) < 0)
-				path = NULL;
-			break;
-		}
-	}
-	closedir(d);
-	return path;
 }
 
 static void remove_dir(const char *dir)

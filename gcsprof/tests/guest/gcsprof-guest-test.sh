@@ -45,17 +45,49 @@ want_method=${M:-$auto_method}
 rec() { gcsprof record ${M:+--method "$M"} "$@"; }
 echo "# record method: ${M:-auto}, expecting $want_method"
 
-# The first core file in this folder, if any.
-first_core() {
-	for c in core core.*; do
-		[ -e "$c" ] && { echo "$c"; return; }
-	done
-}
-
 # The samples (total) of FUNCTION in a text report.
 samples_of() { # samples_of REPORT FUNCTION
 	awk -v f="$2" '$4 == f { print $3; exit }' "$1"
 }
+
+# Wait (up to 30 s) until FILE holds samples: a recording under way.
+wait_for_samples() { # wait_for_samples FILE
+	i=0
+	while ! grep -q '^sample ' "$1" 2>/dev/null && [ $i -lt 300 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
+# The chains of a `perf script -D --no-inline -F ip,sym,dso` dump, one
+# line per sample, root first: the kernel's chain as it recorded it (the
+# raw entries, named by perf script's own lines for those addresses), "|",
+# and the chain perf script printed. A frame perf has no symbol for is
+# named by its file, in brackets.
+perf_chains() { # perf_chains DUMP
+	# shellcheck disable=SC2016 # an awk program
+	awk 'function flush(  i, a, b) {
+		if (!np) return
+		for (i = nr; i >= 1; i--) a = a (i < nr ? ";" : "") (raw[i] in name ? name[raw[i]] : "?" raw[i])
+		for (i = np; i >= 1; i--) b = b (i < np ? ";" : "") printed[i]
+		print a "|" b
+		np = 0; nr = 0; split("", name)
+	}
+	/^\.\.\. (FP )?chain: nr:/ { flush(); inraw = 1; nr = 0; next }
+	inraw && /^\.\.\.\.\. / { if (NF == 3) { x = $3; sub(/^0+/, "", x); raw[++nr] = x }; next }
+	{ inraw = 0 }
+	/^\t/ && nr { f = $2; if (f == "[unknown]") { d = $NF; gsub(/[()]/, "", d); sub(/.*\//, "", d); f = "[" d "]" }
+		name[$1] = f; printed[++np] = f; next }
+	/^$/ { flush() }
+	END { flush() }' "$1"
+}
+
+# The samples of a profile whose chains are marked cut (flag c).
+cut_samples() { awk '$1 == "sample" && $8 ~ /c/ { n++ } END { print n + 0 }' "$1"; }
+
+# The kernel's chains (perf_chains' first part) of the samples taken in
+# the split's paths (path_a, burn_a, path_b, burn_b).
+in_paths() { cut -d'|' -f1 "$1" | grep -E '(^|;)(path|burn)_[ab]$'; }
 
 t_split() {
 	# Samples of the two paths, from recordings of 8 s each until there
@@ -133,6 +165,10 @@ t_split() {
 	deepest=$(awk -F';' '/;burn( |;)/ { n = 0; for (i = 1; i <= NF; i++) if ($i == "descend") n++
 		if (n > m) m = n } END { print m + 0 }' depth.folded)
 	check "the deepest chain holds all 1500 descend frames ($deepest)" [ "$deepest" = 1500 ]
+	check "and no chain is marked cut ($(cut_samples depth.data))" [ "$(cut_samples depth.data)" -eq 0 ]
+	if [ "$want_method" = perf ]; then
+		check "the profile gives the raised limit" grep -qx 'max-stack 4096 sysctl' depth.data
+	fi
 }
 
 t_threads() {
@@ -225,11 +261,7 @@ t_signals() {
 		$T/gcsprof-split 60 >/dev/null &
 	rec=$!
 	# Once samples are in the file (the debug kernel takes long to start).
-	i=0
-	while ! grep -q '^sample ' int.data 2>/dev/null && [ $i -lt 300 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
+	wait_for_samples int.data
 	sleep 1
 	kill -TERM $rec
 	wait $rec
@@ -487,23 +519,123 @@ t_perf() {
 	check "naming the loss" grep -q 'ring-overrun' lost.txt
 
 	# perf's own tool on this kernel: perf record -g gets the GCS chains
-	# of a program without frame pointers; with the kernel told to walk
-	# frame records instead, the same program's chains miss main.
+	# of a program without frame pointers, exact frame by frame; with the
+	# kernel told to walk frame records instead, they are not.
 	for gcs in 1 0; do
 		echo $gcs >/proc/sys/kernel/perf_callchain_gcs
 		perf record -q -e cycles:u -g -F 499 -o perf$gcs.data -- \
 			env GLIBC_TUNABLES=$GCS3 $T/gcsprof-split 2 >/dev/null 2>&1
-		perf script -i perf$gcs.data --no-inline -F ip,sym >perf$gcs.txt 2>/dev/null
+		perf script -i perf$gcs.data -D --no-inline -F ip,sym,dso >perf$gcs.dump 2>/dev/null
+		perf_chains perf$gcs.dump >perf$gcs.chains
 	done
 	echo 1 >/proc/sys/kernel/perf_callchain_gcs
-	count() { awk 'BEGIN { RS = "" } /path_a|path_b/ { n++; if (/ main\n/) m++ } END { print n + 0, m + 0 }' "$1"; }
-	# shellcheck disable=SC2046 # two numbers, split on purpose
-	set -- $(count perf1.txt)
-	check "perf record -g: every chain through the paths reaches main ($2 of $1)" \
-		[ "$1" -ge 100 -a "$1" -eq "$2" ]
-	# shellcheck disable=SC2046 # two numbers, split on purpose
-	set -- $(count perf0.txt)
-	check "with kernel.perf_callchain_gcs=0 they do not ($2 of $1)" [ "$1" -ge 100 -a "$2" -lt "$1" ]
+	# The kernel's chains through the split's paths: from _start through
+	# libc (its __libc_start_call_main has no symbol in Debian's libc)
+	# into main, one path, and that path's burn unless the sample fell in
+	# the path itself.
+	exact='^_start;__libc_start_main;\[libc\.so\.6\];main;path_(a(;burn_a)?|b(;burn_b)?)$'
+	n=$(in_paths perf1.chains | wc -l)
+	x=$(in_paths perf1.chains | grep -cE "$exact")
+	in_paths perf1.chains | grep -vE "$exact" | sort | uniq -c | sort -rn | head -n 5 | show
+	check "perf record -g: every chain in the paths is exact, frame by frame ($x of $n)" \
+		[ "$n" -ge 100 -a "$x" -eq "$n" ]
+	# perf script prints the kernel's chain, but for a leaf's caller that
+	# its arm64 unwinder adds (for the frame-record walk, which misses it)
+	# and the GCS already has: that frame twice, nothing else changed.
+	# shellcheck disable=SC2046 # three numbers, split on purpose
+	set -- $(awk -F'|' '$1 ~ /(^|;)(path|burn)_[ab]$/ { n = split($1, k, ";")
+		twice = ""; for (i = 1; i < n; i++) twice = twice k[i] ";"
+		twice = twice k[n - 1] ";" k[n]
+		if ($2 == $1) same++; else if (n > 1 && $2 == twice) dup++; else other++ }
+		END { print same + 0, dup + 0, other + 0 }' perf1.chains)
+	check "perf script prints those chains ($1 as they are, $2 with the leaf's caller twice, $3 otherwise)" \
+		[ "$3" -eq 0 -a $(($1 + $2)) -eq "$n" ]
+	n=$(in_paths perf0.chains | wc -l)
+	x=$(in_paths perf0.chains | grep -cE "$exact")
+	check "with kernel.perf_callchain_gcs=0 they are not ($x of $n exact)" [ "$n" -ge 100 -a "$x" -lt "$n" ]
+
+	# gcsprof with kernel.perf_callchain_gcs=0: its chains would be frame
+	# records, labelled by nothing in a sample (the GCSPR is still there),
+	# so --method perf is refused, saying how to turn it on, and auto
+	# samples with ptrace, saying why once.
+	echo 0 >/proc/sys/kernel/perf_callchain_gcs
+	status_is 74 "--method perf with kernel.perf_callchain_gcs=0 is refused" \
+		gcsprof record --method perf --gcs-tunable 3 -o off0.data -- $T/gcsprof-split 1
+	show err.txt
+	check "in one line" [ "$(wc -l <err.txt)" -eq 1 ]
+	check "saying why and how to turn it on" \
+		grep -q 'kernel.perf_callchain_gcs is 0: .*sysctl -w kernel.perf_callchain_gcs=1' err.txt
+	check "and the command is not run" sh -c '! grep -q "^split:" out.txt'
+	status_is 0 "auto records it with ptrace" gcsprof record -q --gcs-tunable 3 -o off0.data -- \
+		$T/gcsprof-split 1
+	check "saying why, once" [ "$(grep -c 'sampling with ptrace.*perf_callchain_gcs is 0' err.txt)" -eq 1 ]
+	check "the profile says ptrace" grep -qx 'method ptrace' off0.data
+	GLIBC_TUNABLES=$GCS3 $T/gcsprof-split 5 >/dev/null &
+	s=$!
+	sleep 1
+	status_is 0 "status of a GCS process" gcsprof status $s
+	check "says record would use ptrace, and why" \
+		grep -q '^record would sample with ptrace .*perf_callchain_gcs is 0' out.txt
+	kill $s
+	wait $s 2>/dev/null
+	echo 1 >/proc/sys/kernel/perf_callchain_gcs
+	# Turned off during a recording: read once at the start, the change
+	# is not tracked, but record says so at the end.
+	gcsprof record -q --gcs-tunable 3 -o mid.data -- $T/gcsprof-split 3 >/dev/null 2>mid.err &
+	rec=$!
+	wait_for_samples mid.data
+	echo 0 >/proc/sys/kernel/perf_callchain_gcs
+	wait $rec
+	rc=$?
+	echo 1 >/proc/sys/kernel/perf_callchain_gcs
+	show mid.err
+	check "turned off mid-recording: the recording ends with status 0 ($rc)" [ "$rc" -eq 0 ]
+	check "and says the change was not tracked" \
+		grep -q 'perf_callchain_gcs was set to 0 during the recording: it is read once' mid.err
+
+	# A recursion deeper than the kernel's limit (kernel.perf_event_max_stack,
+	# the default here): its chains are cut there; record marks and counts
+	# them, and the report says how many, at what depth, and what to raise.
+	max_stack=$(cat /proc/sys/kernel/perf_event_max_stack)
+	status_is 0 "record a recursion 300 frames deep (limit $max_stack)" \
+		rec -q -F 99 --gcs-tunable 3 -o cut.data -- /opt/gcsprof/bench/bench-depth 2 300
+	show err.txt
+	check "the profile gives the limit" grep -qx "max-stack $max_stack sysctl" cut.data
+	total=$(grep -c '^sample ' cut.data)
+	ncut=$(cut_samples cut.data)
+	# Fields before the frames: sample TIME PID TID STATE ASID NAME FLAGS.
+	long=$(awk '$1 == "sample" && $8 ~ /c/ && NF - 8 == '"$max_stack"' { n++ } END { print n + 0 }' cut.data)
+	check "the chains in the recursion are marked cut ($ncut of $total)" \
+		[ "$total" -ge 50 -a $((ncut * 10)) -ge $((total * 9)) ]
+	check "each at the limit, $max_stack frames ($long of $ncut)" [ "$ncut" -gt 0 -a "$long" -eq "$ncut" ]
+	check "record says how many were cut" \
+		grep -q "warning: $ncut of $total samples have chains cut at $max_stack frames (kernel.perf_event_max_stack" err.txt
+	status_is 0 "report it" gcsprof report cut.data -o cut.txt
+	show cut.txt | head -n 6
+	check "the report says how many were cut, at what depth" \
+		grep -q "^# cut: $ncut of $total samples ([0-9.]*%) have chains that reached the limit of $max_stack frames" cut.txt
+	check "and how to raise the limit" grep -q '^# cut: .*sysctl -w kernel.perf_event_max_stack=N' cut.txt
+
+	# The kernel throttles an event that takes more samples a tick than
+	# kernel.perf_event_max_sample_rate allows: lowered to 100 while
+	# record samples at 2000 Hz, every tick is throttled. record counts
+	# the throttling in the profile, and the report says so.
+	rate=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
+	gcsprof record -q -F 2000 --gcs-tunable 3 -o thr.data -- $T/gcsprof-split 4 >/dev/null 2>thr.err &
+	rec=$!
+	wait_for_samples thr.data
+	echo 100 >/proc/sys/kernel/perf_event_max_sample_rate
+	sleep 1
+	echo "$rate" >/proc/sys/kernel/perf_event_max_sample_rate
+	wait $rec
+	rc=$?
+	show thr.err
+	grep '^throttle' thr.data | show
+	check "the throttled recording ends with status 0 ($rc)" [ "$rc" -eq 0 ]
+	check "the profile counts the throttling" grep -qE '^throttle [1-9][0-9]* [0-9]+$' thr.data
+	status_is 0 "report it" gcsprof report thr.data -o thr.txt
+	check "the report's header says so" grep -q '^# throttled: the kernel paused sampling [1-9][0-9]* times' thr.txt
+	check "and so does every perf recording, throttled or not" grep -qE '^throttle [0-9]+ [0-9]+$' cut.data
 
 	# A thread that turns GCS off part-way: its later samples are
 	# counted as without GCS, or labelled as fallback chains.
@@ -565,12 +697,15 @@ t_for_host() {
 	check "a core for the host" [ -n "$core" ]
 	[ -n "$core" ] && cp "$core" /share/smash.core
 	gcsprof inspect /share/smash.core >/share/smash.guest.txt 2>&1
-	# The mapped files, under /share/root as the sysroot.
+	# The mapped files, under /share/root as the sysroot; the library by
+	# its soname and the file it names, whatever the version.
 	for f in $(sed -n 's/^mapping .* \([^ ]*\)$/\1/p' /share/split.data | sort -u) \
-		$T/gcsprof-smash /opt/gcsprof/lib/libgcswalk.so.0; do
+		$T/gcsprof-smash /opt/gcsprof/lib/libgcswalk.so.*; do
 		[ -f "$f" ] || continue
 		mkdir -p "/share/root$(dirname "$f")" && cp "$f" "/share/root$f"
 	done
+	check "libgcswalk is among the files for the host" \
+		sh -c 'ls /share/root/opt/gcsprof/lib/libgcswalk.so.* >/dev/null 2>&1'
 	share_libc
 }
 

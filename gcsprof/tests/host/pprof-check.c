@@ -4,7 +4,8 @@
  * its ids and string indexes are consistent, and print the functions by
  * flat (self) sample count, "count name" per line, most first: what
  * `go tool pprof -top` would list, for hosts without Go. With --roots,
- * the outermost frames instead (the threads, with report --per-thread).
+ * the outermost frames instead (the threads, with report --per-thread);
+ * with --comments, the profile's comments, "comment TEXT" per line.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,13 +41,16 @@ int main(int argc, char **argv)
 	size_t len = 0, cap = 0, i, j;
 	struct row *rows;
 	gzFile gz;
-	int n, roots = 0;
+	int n, roots = 0, comments = 0;
 
 	if (argc == 3 && strcmp(argv[1], "--roots") == 0) {
 		roots = 1;
 		argv++;
+	} else if (argc == 3 && strcmp(argv[1], "--comments") == 0) {
+		comments = 1;
+		argv++;
 	} else if (argc != 2)
-		return fail("usage: pprof-check [--roots] FILE");
+		return fail("usage: pprof-check [--roots | --comments] FILE");
 	gz = gzopen(argv[1], "rb");
 	if (!gz)
 		return fail("cannot open the file");
@@ -76,6 +80,15 @@ int main(int argc, char **argv)
 		return fail("string_table[0] is not \"\"");
 	if (p->n_sample_type == 0)
 		return fail("no sample types");
+	for (i = 0; i < p->n_comment; i++)
+		if (p->comment[i] <= 0 || (size_t)p->comment[i] >= p->n_string_table)
+			return fail("bad comment string index");
+	if (comments) {
+		for (i = 0; i < p->n_comment; i++)
+			printf("comment %s\n", p->string_table[p->comment[i]]);
+		perftools__profiles__profile__free_unpacked(p, NULL);
+		return fflush(stdout) == 0 ? 0 : 1;
+	}
 	rows = calloc(p->n_function + 1, sizeof(*rows));
 	if (!rows)
 		return fail("out of memory");

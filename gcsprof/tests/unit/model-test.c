@@ -2,7 +2,8 @@
 /*
  * Unit tests of gcsprof's model (model.c) built from a profile file
  * (profile.c): the recording's facts carried into the model (mode,
- * command, method, event, duration, lost counts), samples and their
+ * command, method, event, duration, lost counts, throttling, the depth
+ * limit and the chains cut at it, and the notes saying so), samples and their
  * locations merged by address and kind, mappings with hex build-ids, and
  * frames in no known file named by address, in a signal trampoline by
  * what they are. Symbols are not looked up: the mapped files are not on
@@ -23,6 +24,7 @@ static const char profile[] =
 	"method perf\n"
 	"event cycles\n"
 	"command prog%20one\n"
+	"max-stack 3 sysctl\n"
 	"vdso-symbol 300 40 __kernel_clock_gettime\n"
 	"vdso-symbol 800 8 __kernel_rt_sigreturn\n"
 	"mapping 0 42 400000 401000 0 0a0b /no/such/prog\n"
@@ -31,9 +33,12 @@ static const char profile[] =
 	"sample 150 42 42 R 0 main - Pffff0320 R400200\n"
 	"sample 200 42 43 R 0 worker f P400100 F400204\n"
 	"sample 300 42 42 R 0 main - P400100 R400200 Sffff0010 R400300\n"
+	"sample 400 42 42 R 0 main c P400100 R400200 R400200\n"
+	"sample 500 42 43 R 0 worker fc P400100 F400204 F400204\n"
+	"throttle 5 4\n"
 	"lost no-gcs 3\n"
 	"lost ring-overrun 4\n"
-	"end 2000000 4 2\n";
+	"end 2000000 6 2\n";
 
 static const char *frame_name(const struct gp_model *m, uint64_t location_id)
 {
@@ -93,16 +98,34 @@ int main(int argc, char **argv)
 		   m.hz == 250 && m.duration_ns == 2000000, "the recording's facts are in the model");
 	tap_result(m.nlost == 2 && m.nlost_total == 7 && strcmp(m.lost[1].reason, "ring-overrun") == 0 &&
 		   m.lost[1].count == 4, "the lost counts too");
-	tap_result(m.nsamples == 4 && m.total == 4 && m.period_ns == 4000000, "four samples");
+	tap_result(m.nsamples == 6 && m.total == 6 && m.period_ns == 4000000, "six samples");
 	tap_result(m.samples[0].nlocations == 4 && m.samples[2].nlocations == 2,
 		   "their frames");
-	ok = m.nsamples == 4 && m.samples[0].location_ids[0] == m.samples[3].location_ids[0] &&
+	ok = m.nsamples == 6 && m.samples[0].location_ids[0] == m.samples[3].location_ids[0] &&
 	     m.samples[0].location_ids[0] == m.samples[2].location_ids[0] &&
 	     m.samples[0].location_ids[1] != m.samples[2].location_ids[1];
 	tap_result(ok, "one location per address, kind and address space");
 	tap_result(m.samples[2].fallback && !m.samples[0].fallback &&
 		   strcmp(m.samples[2].thread, "worker") == 0 && m.samples[2].tid == 43,
 		   "fallback flag, thread name and tid");
+	tap_result(m.samples[4].cut && m.samples[5].cut && m.samples[5].fallback &&
+		   !m.samples[0].cut && m.ncut == 2 && m.cut_depth == 3,
+		   "chains cut at the depth limit: flagged, counted, their depth");
+	tap_result(m.max_stack == 3 && strcmp(m.max_stack_by, "sysctl") == 0 && m.has_throttle &&
+		   m.throttles == 5 && m.unthrottles == 4,
+		   "the depth limit and the kernel's throttling are in the model");
+	{
+		char **notes = NULL;
+		size_t n = gp_model_notes(&m, &notes);
+
+		tap_result(n == 3 && strcmp(notes[0], "not sampled: no-gcs 3 ring-overrun 4") == 0 &&
+			   strncmp(notes[1], "throttled: the kernel paused sampling 5 times", 45) == 0 &&
+			   strncmp(notes[2], "cut: 2 of 6 samples (33.3%) have chains that reached the "
+				   "limit of 3 frames", 74) == 0 &&
+			   strstr(notes[2], "sysctl -w kernel.perf_event_max_stack=N"),
+			   "the notes: losses, throttling, cut chains and how to avoid them");
+		gp_model_notes_free(notes, n == (size_t)-1 ? 0 : n);
+	}
 	tap_result(m.nmappings == 2 && strcmp(m.mappings[0].build_id, "0a0b") == 0 &&
 		   strcmp(m.mappings[0].file, "/no/such/prog") == 0, "the mapping, build-id in hex");
 	tap_result(strcmp(frame_name(&m, m.samples[1].location_ids[0]),
@@ -117,7 +140,7 @@ int main(int argc, char **argv)
 		size_t *last = NULL, *order, n = gp_model_threads(&m, &last);
 
 		order = gp_model_by_time(&m);
-		tap_result(n == 2 && last[0] == 3 && last[1] == 2 && order && order[0] == 0 &&
+		tap_result(n == 2 && last[0] == 4 && last[1] == 5 && order && order[0] == 0 &&
 			   order[1] == 1 && order[3] == 3,
 			   "threads by tid with their last sample; samples in order of time");
 		free(last);

@@ -44,12 +44,6 @@ g() {
 	env -u GLIBC_TUNABLES gdb -q -nx -batch -ex "source $PLUGIN" "$@" >"$out" 2>&1
 }
 
-first_core() {
-	for c in core core.*; do
-		[ -e "$c" ] && { echo "$c"; return; }
-	done
-}
-
 # Run CMD with GCS on until it dies; its core becomes NAME.core.
 dump_core() { # dump_core NAME CMD...
 	name=$1
@@ -73,13 +67,16 @@ no_traceback() {
 t_live() {
 	g live.txt -ex "set environment GLIBC_TUNABLES=$GCS3" -ex 'break stop_here' -ex run \
 		-ex 'gcs bt' -ex 'gcs verify' -ex 'p $_gcs_verify' -ex 'gcs status' -ex 'gcs bt 3' \
-		-ex 'gcs bt 2 -full' -ex 'echo ==bt==\n' -ex bt --args $T/gdb-chain break
+		-ex 'gcs bt 2 -full' -ex 'echo ==bt==\n' -ex bt \
+		-ex 'enable frame-filter global gcs' -ex 'echo ==filtered==\n' -ex bt \
+		--args $T/gdb-chain break
 	show live.txt
 	names=$(frames_of live.txt)
 	check "gcs bt: the known chain stop_here chain_c chain_b chain_a main" \
 		sh -c "echo '$names' | grep -q '^stop_here chain_c chain_b chain_a main '"
 	check "with source lines" grep -q '#1 .* chain_c+0x[0-9a-f]* at .*chain.c:[0-9]' live.txt
-	sed -n '/^==bt==/,$p' live.txt >bt.txt
+	sed -n '/^==bt==/,/^==filtered==/p' live.txt >bt.txt
+	sed -n '/^==filtered==/,$p' live.txt >filtered.txt
 	gdbnames=$(bt_frames_of bt.txt)
 	ours=$(sed -n '1,/^==bt==/p' live.txt | sed -n '/frames from the GCS/,/: GDB.s unwind/p' |
 		sed -n 's/^  #[0-9]* *0x[0-9a-f]* \([^ +]*\).*/\1/p' | tr '\n' ' ')
@@ -89,7 +86,32 @@ t_live() {
 	check "gcs verify agrees" grep -q ': agree$' live.txt
 	check "\$_gcs_verify is 0" grep -q '^\$1 = 0$' live.txt
 	check "gcs status: enabled" grep -q '^  enabled   yes' live.txt
+	# glibc (glibc.cpu.aarch64_gcs=3) turns GCS on, neither push nor
+	# write, and locks it, the enable bit among the locked ones.
+	check "gcs status: locked, enable among the locked features" \
+		grep -q '^  locked    0x[0-9a-f]* (enable[,)]' live.txt
+	check "gcs status: push no" grep -qx '  push      no' live.txt
+	check "gcs status: write no" grep -qx '  write     no' live.txt
+	# The PC in stop_here, then the returns into chain_c, chain_b,
+	# chain_a, main, libc's __libc_start_call_main and __libc_start_main,
+	# and _start: what gcs bt counts too.
+	n=$(sed -n 's/^thread 1 (LWP [0-9]*): \([0-9]*\) frames from the GCS .*/\1/p' live.txt | head -n 1)
+	check "gcs status: depth 8 frames, 7 return addresses, as gcs bt counts (${n:-none})" \
+		sh -c "grep -qx '  depth     8 frames (7 return addresses on the GCS)' live.txt && [ '${n:-0}' = 8 ]"
 	check "gcs status: the GCS mapping" grep -q '^  mapping   0x' live.txt
+	gcspr=$(sed -n 's/^  GCSPR     \(0x[0-9a-f]*\)$/\1/p' live.txt)
+	lo=$(sed -n 's/^  mapping   \(0x[0-9a-f]*\)-.*/\1/p' live.txt)
+	hi=$(sed -n 's/^  mapping   0x[0-9a-f]*-\(0x[0-9a-f]*\) .*/\1/p' live.txt)
+	inside=no
+	if [ -n "$gcspr" ] && [ -n "$lo" ] && [ -n "$hi" ] && [ $((gcspr)) -ge $((lo)) ] &&
+		[ $((gcspr)) -lt $((hi)) ]; then
+		inside=yes
+	fi
+	check "gcs status: GCSPR inside the mapping ($gcspr in $lo-$hi)" [ "$inside" = yes ]
+	# Where GDB's unwind is sound, the frame filter changes nothing.
+	check "the gcs frame filter, enabled, leaves a sound bt as it was" \
+		[ -n "$gdbnames" -a "$(bt_frames_of filtered.txt)" = "$gdbnames" ]
+	check "and adds no frame from the GCS" sh -c '! grep -q "\[from the GCS" filtered.txt'
 	check "gcs bt 3 counts the frames it does not show" grep -q 'more frames not shown (gcs bt 3): #3 to' live.txt
 	check "gcs bt -full gives the GCS slots" grep -q '^        \[GCS slot 0x[0-9a-f]*, return' live.txt
 	no_traceback live.txt
@@ -109,8 +131,21 @@ t_attach() {
 	pid=$!
 	i=0
 	while ! grep -q ready wait.out && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-	g attach.txt -p "$pid" -ex 'gcs bt' -ex 'gcs verify' -ex 'p $_gcs_verify'
+	# The same GCS state from the ptrace regset (gcsprof status), while
+	# the program waits in pause(): locked yes, push off, write off,
+	# GCSPR, return addresses.
+	gcsprof status "$pid" >status.txt 2>&1
+	show status.txt
+	# shellcheck disable=SC2046 # the fields, split on purpose
+	set -- $(mawk -v p="$pid" '$1 == p { print $4, $5, $6, $7, $8 }' status.txt)
+	g attach.txt -p "$pid" -ex 'gcs bt' -ex 'gcs verify' -ex 'p $_gcs_verify' -ex 'gcs status'
 	show attach.txt
+	check "gcs status agrees with gcsprof status: locked (${1:-?})" \
+		sh -c "[ '${1:-}' = yes ] && grep -q '^  locked    0x[0-9a-f]* (enable' attach.txt"
+	check "push (${2:-?})" sh -c "[ '${2:-}' = off ] && grep -qx '  push      no' attach.txt"
+	check "write (${3:-?})" sh -c "[ '${3:-}' = off ] && grep -qx '  write     no' attach.txt"
+	check "GCSPR (${4:-?})" grep -qx "  GCSPR     ${4:-none}" attach.txt
+	check "return addresses (${5:-?})" grep -q "^  depth     [0-9]* frames (${5:-none} return addresses on the GCS)\$" attach.txt
 	names=$(frames_of attach.txt)
 	check "after attach: stop_here chain_c chain_b chain_a main in the chain" \
 		sh -c "echo '$names' | grep -q ' stop_here chain_c chain_b chain_a main '"
@@ -192,6 +227,21 @@ t_smash() {
 	check "\$_gcs_verify is 1" grep -q '^\$1 = 1$' smash.txt
 	sed -n '/^==bt==/,$p' smash.txt >smash.bt.txt
 	check "GDB's own bt does not reach level1" sh -c '! grep -q level1 smash.bt.txt'
+	# The frame filter: listed and off by default; enabled, GDB's own bt
+	# follows the GCS past the smash, without GDB's bogus frame.
+	g filter.txt -ex 'info frame-filter' -ex 'echo ==off==\n' -ex bt \
+		-ex 'enable frame-filter global gcs' -ex 'echo ==on==\n' -ex bt $T/gcsprof-smash smash.core
+	show filter.txt
+	sed -n '/^==off==/,/^==on==/p' filter.txt >filter.off.txt
+	sed -n '/^==on==/,$p' filter.txt >filter.on.txt
+	check "the gcs frame filter is there, off by default" grep -qE '^ +100 +No +gcs$' filter.txt
+	check "off, bt stops at the smash, at GDB's bogus frame" \
+		sh -c '! grep -q level1 filter.off.txt && grep -q 0x4141414141414141 filter.off.txt'
+	check "enabled, bt goes past the smash: level2, then level1 and main from the GCS" \
+		sh -c 'grep -q "^#0 .* in level2 " filter.on.txt &&
+			grep -q "^0x[0-9a-f]* in level1 \[from the GCS\]" filter.on.txt &&
+			grep -q "^0x[0-9a-f]* in main \[from the GCS\]" filter.on.txt'
+	check "and drops GDB's bogus frame" sh -c '! grep -q 0x4141414141414141 filter.on.txt'
 	check "gcs status: the GCS from GDB or the core note" grep -q '^  GCSPR     0x' smash.txt
 	check "gcs status: the core's GCS segment" grep -q '^  mapping   0x' smash.txt
 	compare_with_inspect smash $T/gcsprof-smash smash.core smash.txt

@@ -196,6 +196,19 @@ char *read_text_file(const char *path)
 	return t.s;
 }
 
+long read_number_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	long v = -1;
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
 int count_open_fds(void)
 {
 	struct dirent *de;

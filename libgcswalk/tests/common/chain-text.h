@@ -46,4 +46,8 @@ int count_open_fds(void);
 /* Whole file as a string (NULL on error). */
 char *read_text_file(const char *path);
 
+/* The number a file (a sysctl) starts with, or -1 (no such file, not a
+ * number). */
+long read_number_file(const char *path);
+
 #endif

@@ -40,6 +40,7 @@
 #include <pthread.h>
 
 #include "chain-text.h"
+#include "find-core.h"
 #include "gcs-util.h"
 #include "gcswalk.h"
 #pragma GCC diagnostic push
@@ -249,25 +250,6 @@ static int open_status_in_child(pid_t pid, int drop)
 	if (c < 0 || waitpid(c, &st, 0) != c || !WIFEXITED(st))
 		return 1000;
 	return -WEXITSTATUS(st);
-}
-
-static char *find_core(const char *dir)
-{
-	struct dirent *de;
-	char *path = NULL;
-	DIR *d = opendir(dir);
-
-	if (!d)
-		return NULL;
-	while ((de = readdir(d)) != NULL) {
-		if (strncmp(de->d_name, "core", 4) == 0) {
-			if (asprintf(&path, "%s/%s", dir, de->d_name) < 0)
-				path = NULL;
-			break;
-		}
-	}
-	closedir(d);
-	return path;
 }
 
 static int copy_file(const char *from, const char *to)
@@ -893,10 +875,21 @@ static int live_facts_ok(gcswalk_target *t, pid_t pid)
 		      memcmp(id, file_id, nid) == 0;
 		free(file_id);
 		file_id = NULL;
+		/* The same through the process's own root, without a target. */
+		exe = exe && gcswalk_proc_build_id(pid, TARGET, &file_id, &nfile) == GCSWALK_OK &&
+		      nfile == nid && memcmp(id, file_id, nid) == 0 &&
+		      gcswalk_proc_build_id(pid, "relative/path", &file_id, &nfile) ==
+			      GCSWALK_E_INVALID &&
+		      gcswalk_proc_build_id(0, TARGET, &file_id, &nfile) == GCSWALK_E_INVALID &&
+		      gcswalk_proc_build_id(pid, "/nonexistent/file", &file_id, &nfile) ==
+			      GCSWALK_E_IO;
+		free(file_id);
+		file_id = NULL;
 		break;
 	}
 	if (ok && !exe)
-		tap_diag("the target's build-id through its mapping differs from the file's");
+		tap_diag("the target's build-id through its mapping or gcswalk_proc_build_id() "
+			 "differs from the file's");
 	return ok && exe && regions_and_vdso_ok(t, "live");
 }
 
@@ -1324,6 +1317,40 @@ static void __attribute__((noreturn)) no_gcs_cpu(void)
 	tap_finish();
 }
 
+static int sysctl_write(const char *path, long v)
+{
+	FILE *f = fopen(path, "w");
+	int ok = f && fprintf(f, "%ld\n", v) > 0;
+
+	return f && fclose(f) == 0 && ok ? 0 : -1;
+}
+
+/* gcswalk_system_perf_callchains() and _max_sample_rate() say what
+ * /proc/sys says: perf_callchain_gcs switched off and on again where the
+ * kernel has it (this project's), UNSUPPORTED where not (the reference). */
+static void test_system_perf(void)
+{
+	const char *gcs = "/proc/sys/kernel/perf_callchain_gcs";
+	long was = read_number_file(gcs);
+	long rate = read_number_file("/proc/sys/kernel/perf_event_max_sample_rate");
+	int ok;
+
+	if (was < 0) {
+		ok = access(gcs, F_OK) != 0 && gcswalk_system_perf_callchains() == GCSWALK_E_UNSUPPORTED;
+	} else {
+		ok = gcswalk_system_perf_callchains() == (was == 1) &&
+		     sysctl_write(gcs, was ? 0 : 1) == 0 &&
+		     gcswalk_system_perf_callchains() == (was ? 0 : 1);
+		ok = sysctl_write(gcs, was) == 0 && ok && gcswalk_system_perf_callchains() == (was == 1);
+	}
+	ok = ok && (rate > 0 ? gcswalk_system_perf_max_sample_rate() == rate
+			     : gcswalk_system_perf_max_sample_rate() == GCSWALK_E_UNSUPPORTED);
+	if (!ok)
+		tap_diag("perf_callchain_gcs %ld: %d; max rate %ld: %d", was,
+			 gcswalk_system_perf_callchains(), rate, gcswalk_system_perf_max_sample_rate());
+	tap_result(ok, "system: perf's GCS call chains and maximum rate as /proc/sys says");
+}
+
 int main(int argc, char **argv)
 {
 	int fds_before = count_open_fds();
@@ -1339,7 +1366,7 @@ int main(int argc, char **argv)
 	}
 	if (!(getauxval(AT_HWCAP) & HWCAP_GCS))
 		tap_skip_all("no HWCAP_GCS: this CPU or kernel has no GCS");
-	tap_plan(30);
+	tap_plan(31);
 	{
 		struct gcswalk_frame f[4];
 		size_t n = 9;
@@ -1359,6 +1386,8 @@ int main(int argc, char **argv)
 	test_live_and_core();
 	enter("errors");
 	test_errors();
+	enter("system");
+	test_system_perf();
 	tap_result(fds_before >= 0 && count_open_fds() == fds_before,
 		   "no file descriptor leaked by any case");
 	tap_finish();

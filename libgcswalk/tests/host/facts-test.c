@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * Host test of the facts that need no GCS: build-ids of files (a probe
- * linked with known build-id bytes), of a target's mappings (cached), the
- * /proc calls on this very process (threads, states, CPU time through a
- * kept stat descriptor, a thread that is gone), and gcswalk_system_gcs().
+ * linked with known build-id bytes), of a target's mappings (cached, or
+ * set by the caller), of a file through /proc/PID/root; the /proc calls on
+ * this very process (threads, states, CPU time through a kept stat
+ * descriptor, a thread that is gone); gcswalk_system_gcs() and the perf
+ * sysctls.
  *
  * Usage: gcswalk-facts-test PROBE   (PROBE: linked with
  *        --build-id=0x0123456789abcdef0011223344556677)
@@ -53,6 +55,17 @@ static void test_build_ids(const char *probe)
 	     gcswalk_target_mapping_build_id(t, 1, &id2, &n2) == GCSWALK_E_IO && !id2 &&
 	     gcswalk_target_mapping_build_id(t, 3, &id2, &n2) == GCSWALK_E_INVALID;
 	tap_result(ok, "build-id: per mapping, cached per file, errors per mapping");
+	/* The caller's build-id replaces the file's, for every mapping of it. */
+	ok = t && gcswalk_target_set_mapping_build_id(t, 2, probe_id + 8, 8) == GCSWALK_OK &&
+	     gcswalk_target_mapping_build_id(t, 0, &id1, &n) == GCSWALK_OK && n == 8 &&
+	     memcmp(id1, probe_id + 8, 8) == 0 &&
+	     gcswalk_target_set_mapping_build_id(t, 1, probe_id, 4) == GCSWALK_OK &&
+	     gcswalk_target_mapping_build_id(t, 1, &id2, &n2) == GCSWALK_OK && n2 == 4 &&
+	     gcswalk_target_set_mapping_build_id(t, 3, probe_id, 4) == GCSWALK_E_INVALID &&
+	     gcswalk_target_set_mapping_build_id(t, 0, NULL, 4) == GCSWALK_E_INVALID &&
+	     gcswalk_target_set_mapping_build_id(t, 0, probe_id, 0) == GCSWALK_E_INVALID &&
+	     gcswalk_target_set_mapping_build_id(NULL, 0, probe_id, 4) == GCSWALK_E_INVALID;
+	tap_result(ok, "build-id: set by the caller, for the file's every mapping; bad ones INVALID");
 	gcswalk_target_close(t);
 }
 
@@ -133,13 +146,54 @@ static void test_proc(void)
 	tap_result(ok, "proc: a joined thread is NO_PROCESS; sizes checked; no descriptor left open");
 }
 
+/* This host's kernel, read by the library as by hand: no GCS call chains
+ * (no such sysctl on a kernel without this project's series), and perf's
+ * maximum rate. (The guest test also switches perf_callchain_gcs.) */
+static void test_system_perf(void)
+{
+	const char *gcs = "/proc/sys/kernel/perf_callchain_gcs";
+	long was = read_number_file(gcs);
+	long rate = read_number_file("/proc/sys/kernel/perf_event_max_sample_rate");
+	int chains = gcswalk_system_perf_callchains(), max = gcswalk_system_perf_max_sample_rate();
+	int ok;
+
+	ok = (was < 0 ? access(gcs, F_OK) != 0 && chains == GCSWALK_E_UNSUPPORTED
+		      : chains == (was == 1)) &&
+	     (rate > 0 ? max == rate : max == GCSWALK_E_UNSUPPORTED || max == GCSWALK_E_IO);
+	if (!ok)
+		tap_diag("perf_callchain_gcs %ld: %d; max rate %ld: %d", was, chains, rate, max);
+	tap_result(ok, "system: perf's GCS call chains and maximum rate as /proc/sys says");
+}
+
+/* gcswalk_proc_build_id() on this very process: the probe is not mapped
+ * here, but a pid's root sees every file. */
+static void test_proc_build_id(const char *probe)
+{
+	unsigned char *id = NULL;
+	size_t n = 0;
+	char *abs = realpath(probe, NULL);
+	int ok;
+
+	ok = abs && gcswalk_proc_build_id(getpid(), abs, &id, &n) == GCSWALK_OK &&
+	     n == sizeof(probe_id) && memcmp(id, probe_id, n) == 0;
+	free(id);
+	id = NULL;
+	ok = ok && gcswalk_proc_build_id(getpid(), "relative", &id, &n) == GCSWALK_E_INVALID &&
+	     !id && n == 0 && gcswalk_proc_build_id(0, abs, &id, &n) == GCSWALK_E_INVALID &&
+	     gcswalk_proc_build_id(getpid(), "/nonexistent/file", &id, &n) == GCSWALK_E_IO &&
+	     gcswalk_proc_build_id(getpid(), "/proc/self/status", &id, &n) == GCSWALK_E_NO_SYMBOL &&
+	     !id;
+	free(abs);
+	tap_result(ok, "proc build-id: through /proc/PID/root; relative, pid 0 INVALID; missing IO");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
 		fprintf(stderr, "usage: gcswalk-facts-test PROBE\n");
 		return 2;
 	}
-	tap_plan(7);
+	tap_plan(10);
 #if defined(__aarch64__)
 	tap_result(gcswalk_system_gcs() == GCSWALK_OK || gcswalk_system_gcs() == GCSWALK_E_NO_GCS_CPU,
 		   "system: GCS or not, on arm64");
@@ -147,6 +201,8 @@ int main(int argc, char **argv)
 	tap_result(gcswalk_system_gcs() == GCSWALK_E_UNSUPPORTED, "system: not an arm64 build");
 #endif
 	test_build_ids(argv[1]);
+	test_proc_build_id(argv[1]);
 	test_proc();
+	test_system_perf();
 	tap_finish();
 }

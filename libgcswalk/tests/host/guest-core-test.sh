@@ -2,7 +2,9 @@
 # Make a core of gcswalk-target in the guest (on KERNEL: project or
 # reference), bring it back with the files it maps, and check it on this
 # host; then again with the target's debug information coming from
-# debuginfod (DEBUGINFOD_URLS) instead of the executable.
+# debuginfod (DEBUGINFOD_URLS) instead of the executable, and with the
+# executable itself coming from debuginfod, found by the build-id the core
+# keeps of it.
 #
 # Usage: guest-core-test.sh VM_RUN KERNEL STAGE WORK CHECKER
 # Exit: the checker's status; 4 (skip) without an arm64 build or without
@@ -49,4 +51,23 @@ if "$checker" "$dbg/core" >"$dbg/without.log" 2>&1; then
 	echo "# the stripped executable still gave every line without debuginfod: the check proves nothing"
 	exit 1
 fi
-DEBUGINFOD_URLS=file://$dbg/server DEBUGINFOD_CACHE_PATH=$dbg/cache exec "$checker" "$dbg/core"
+DEBUGINFOD_URLS=file://$dbg/server DEBUGINFOD_CACHE_PATH=$dbg/cache "$checker" "$dbg/core" || exit 1
+
+# Again with the executable missing from the sysroot altogether: the
+# library reads its build-id from the page of it the core keeps, and
+# debuginfod serves the whole file by that build-id.
+echo "# the same core, the target's executable missing here, fetched from debuginfod"
+gone=$work.gone
+rm -rf "$gone" && mkdir -p "$gone" && cp -r "$work" "$gone/core" || exit 1
+exe=$gone/core/sysroot/opt/gcsprof/tests/gcswalk-target
+id=$(eu-readelf -n "$exe" | awk '/Build ID:/ { print $3 }')
+if [ -z "$id" ] || ! mkdir -p "$gone/server/buildid/$id" ||
+	! mv "$exe" "$gone/server/buildid/$id/executable"; then
+	echo "# cannot move $exe to the server"
+	exit 1
+fi
+if "$checker" "$gone/core" >"$gone/without.log" 2>&1; then
+	echo "# the core was symbolised without its executable: the check proves nothing"
+	exit 1
+fi
+DEBUGINFOD_URLS=file://$gone/server DEBUGINFOD_CACHE_PATH=$gone/cache exec "$checker" "$gone/core"

@@ -3,28 +3,24 @@
 # that implements it may call nothing but the system-call wrappers it needs
 # and the library's own allocation-free helpers (the arch back end's
 # register read and classifier, gw_mark_sigreturn). Sanitizer hooks of the
-# ASan+UBSan build are allowed.
+# ASan+UBSan build are allowed. TAP.
 #
 # Usage: self-alloc-free.sh NM OBJECT...   (the library's objects)
 set -u
 nm=$1
 shift
+# shellcheck source=../../../tests/tap.sh
+. "$(dirname "$0")/../../../tests/tap.sh"
 obj=
 for o in "$@"; do
 	case $o in
 	*/self.c.o) obj=$o ;;
 	esac
 done
-if [ -z "$obj" ]; then
-	echo "not ok 1 no self.c.o among the objects"
-	exit 1
-fi
-echo "1..1"
+check "self.c.o is among the objects" [ -n "$obj" ]
+[ -n "$obj" ] || tap_done
 bad=$("$nm" -u "$obj" | awk '{print $NF}' | grep -v -E \
 	'^(open|open64|read|close|__errno_location|gw_arch_native|gw_arch_self_supported|gw_arch_self_gcspr|gw_mark_sigreturn|_GLOBAL_OFFSET_TABLE_|__stack_chk_fail|__stack_chk_guard)$|^__(asan|ubsan|sanitizer)_')
-if [ -n "$bad" ]; then
-	echo "# self.c.o calls: $bad"
-	echo "not ok 1 the self walk calls only allocation-free, async-signal-safe functions"
-	exit 1
-fi
-echo "ok 1 the self walk calls only allocation-free, async-signal-safe functions"
+[ -z "$bad" ] || echo "# self.c.o calls: $bad"
+check "the self walk calls only allocation-free, async-signal-safe functions" [ -z "$bad" ]
+tap_done
