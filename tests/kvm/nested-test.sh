@@ -24,6 +24,7 @@
 #   --outer-load    run the GCS stress test in this (outer) guest while the
 #                   inner guest runs its tests
 #   --test-timeout  seconds each inner test may take (300)
+# shellcheck source=../tap.sh
 . /opt/gcsprof/tests/tap.sh
 
 smp=2 append="" gcs=expected outer_load=0 test_timeout=300
