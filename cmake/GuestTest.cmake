@@ -1,18 +1,21 @@
 # gcsprof_guest_test(NAME name KERNELS project reference [CPU model] [EL2]
-#                    [APPEND args] [TIMEOUT s] COMMAND cmd args...)
+#                    [VMM] [MEM size] [APPEND args] [TIMEOUT s] [LABELS l...]
+#                    COMMAND cmd args...)
 #
 # Registers one CTest test per kernel: "<name>.<kernel>", which boots that
 # kernel in QEMU through vm/run and runs COMMAND in the guest (programs
 # staged in this build are under /opt/gcsprof). Labelled "guest" and
-# "kernel:<kernel>". Exit status 4 (TAP skip) counts as skipped. EL2 boots
-# the kernel at EL2 (QEMU's virtualization=on).
+# "kernel:<kernel>" and LABELS. Exit status 4 (TAP skip) counts as skipped.
+# EL2 boots the kernel at EL2 (QEMU's virtualization=on); VMM adds sid's
+# QEMU and the project kernel under /opt/vmm for a guest inside the guest
+# (vm/run --vmm).
 #
 # Every test of the project kernel has a twin on the debug kernel
 # (kernel/build --debug: KASAN, lockdep, UBSAN, kmemleak), "<name>.debug",
 # labelled "debug-kernel" too, with three times the time: scripts/check
 # leaves them out; `ctest -L debug-kernel` runs them.
 function(gcsprof_guest_test)
-  cmake_parse_arguments(GT "EL2" "NAME;CPU;APPEND;TIMEOUT" "KERNELS;COMMAND" ${ARGN})
+  cmake_parse_arguments(GT "EL2;VMM" "NAME;CPU;APPEND;TIMEOUT;MEM" "KERNELS;COMMAND;LABELS" ${ARGN})
   if(NOT GT_TIMEOUT)
     set(GT_TIMEOUT 300)
   endif()
@@ -22,6 +25,12 @@ function(gcsprof_guest_test)
   endif()
   if(GT_EL2)
     list(APPEND extra --el2)
+  endif()
+  if(GT_VMM)
+    list(APPEND extra --vmm)
+  endif()
+  if(GT_MEM)
+    list(APPEND extra --mem ${GT_MEM})
   endif()
   if(GT_APPEND)
     list(APPEND extra --append ${GT_APPEND})
@@ -33,7 +42,7 @@ function(gcsprof_guest_test)
   foreach(kernel IN LISTS kernels)
     set(test ${GT_NAME}.${kernel})
     set(timeout ${GT_TIMEOUT})
-    set(labels "guest;kernel:${kernel}")
+    set(labels "guest;kernel:${kernel};${GT_LABELS}")
     set(boot)
     set(boot_s 0)
     if(kernel STREQUAL "debug")
