@@ -495,6 +495,37 @@ nomem:
 	return -1;
 }
 
+/*
+ * An address in the vDSO, which is in no file: its function from the
+ * target's vDSO image (read from the process or the core once, vdso.c).
+ * 1 when named, 0 when the address is not in the vDSO, -1 out of memory.
+ */
+static int describe_vdso(gcswalk_symbolizer *s, uint64_t lookup, struct cache_entry *e)
+{
+	const struct gcswalk_elf_symbol *syms = NULL, *best = NULL;
+	struct gcswalk_symbol cur = { NULL, NULL, 0, NULL, 0, 0, 0 };
+	uint64_t start = 0, size = 0, off;
+	size_t n = 0, i, cap = 0;
+
+	if (gcswalk_target_vdso(s->t, &start, &size, &syms, &n, NULL, NULL) != GCSWALK_OK ||
+	    lookup < start || lookup - start >= size)
+		return 0;
+	off = lookup - start;
+	/* Symbols in offset order: the last one at or below OFF, if OFF is
+	 * inside it (a symbol of size 0 covers up to the next one). */
+	for (i = 0; i < n && syms[i].offset <= off; i++)
+		best = &syms[i];
+	if (best && best->size && off - best->offset >= best->size)
+		best = NULL;
+	e->loc.module = "[vdso]";
+	if (!best)
+		return 1;
+	cur.function = best->name;
+	cur.symbol = best->name;
+	cur.function_offset = off - best->offset;
+	return push_symbol(e, &cap, &cur) == 0 ? 1 : -1;
+}
+
 int gcswalk_symbolize(gcswalk_symbolizer *s, uint64_t address, int return_address,
 		      const struct gcswalk_location **location)
 {
@@ -554,10 +585,17 @@ int gcswalk_symbolize(gcswalk_symbolizer *s, uint64_t address, int return_addres
 		e->status = GCSWALK_OK;
 	} else {
 		const struct gw_mapping *m = gw_target_find_mapping(s->t, lookup);
+		int vdso = m ? 0 : describe_vdso(s, lookup, e);
 
+		if (vdso < 0) {
+			free(e->symbols);
+			free(e);
+			return gw_fail(s->t, GCSWALK_E_NOMEM, "out of memory");
+		}
 		/* Known mapping, file not available: the module, no symbols. */
-		e->loc.module = m ? m->path : NULL;
-		e->status = m ? GCSWALK_OK : GCSWALK_E_NO_SYMBOL;
+		if (!vdso)
+			e->loc.module = m ? m->path : NULL;
+		e->status = m || vdso ? GCSWALK_OK : GCSWALK_E_NO_SYMBOL;
 	}
 	e->loc.symbols = e->symbols;
 	if (s->count + 1 > s->nbuckets * 2 && grow(s) == 0)

@@ -358,6 +358,28 @@ static void test_reference(const char *path)
 	}
 	tap_result(ok, "symbols: missing file gives the mapping, cached; no mapping NO_SYMBOL");
 	{
+		/* The vDSO is in no file: its functions are named from the
+		 * image dumped in the core. */
+		const struct gcswalk_elf_symbol *vs = NULL;
+		size_t nvs = 0, k;
+		uint64_t vstart = 0;
+
+		ok = sym && gcswalk_target_vdso(t, &vstart, NULL, &vs, &nvs, NULL, NULL) == GCSWALK_OK &&
+		     nvs > 0;
+		for (k = 0; ok && k < nvs; k++) {
+			uint64_t at = vstart + vs[k].offset + (vs[k].size > 4 ? 4 : 0);
+
+			ok = gcswalk_symbolize(sym, at, 0, &loc) == GCSWALK_OK && loc->module &&
+			     strcmp(loc->module, "[vdso]") == 0 && loc->nsymbols == 1 &&
+			     loc->symbols[0].function &&
+			     loc->symbols[0].function_offset == (vs[k].size > 4 ? 4u : 0u);
+			if (!ok)
+				tap_diag("vDSO %s at %#llx: %s", vs[k].name, (unsigned long long)at,
+					 loc && loc->nsymbols ? loc->symbols[0].function : "(none)");
+		}
+		tap_result(ok, "symbols: every vDSO function named from the core's image, [vdso]");
+	}
+	{
 		/* The same mappings as a target of mappings only. */
 		struct gcswalk_mapping maps[2] = { { 0x400000, 0x401000, 0, "/usr/bin/synth" },
 						   { 0x7f8000000000ULL, 0x7f8000002000ULL, 4096,
