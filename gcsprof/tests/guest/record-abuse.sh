@@ -44,21 +44,40 @@ wait_gone() {
 	! pgrep -x "$1" >/dev/null
 }
 
+# On the debug kernel (KASAN, lockdep; vm/run puts gcsprof.debug_kernel=1
+# on its command line) everything is 10-15 times slower, and the target's
+# busy threads with the sampling NMIs starve this script: a fork takes
+# seconds. There the targets run longer, and at nice 19 (through nice, so
+# the command's name is still gcsprof-split), so that the kills below land
+# while the target runs, as they do elsewhere.
+if grep -q 'gcsprof.debug_kernel=1' /proc/cmdline; then
+	slow=5
+	nice_target="nice -n 19"
+else
+	slow=1
+	nice_target=
+fi
+
+# Wait until FILE holds a sample (up to 30 s, 150 on the debug kernel).
+wait_samples() {
+	i=0 n=0
+	while [ "$n" -lt 1 ] && [ $i -lt $((300 * slow)) ]; do
+		sleep 0.1
+		i=$((i + 1))
+		n=$(nsamples "$1" 2>/dev/null)
+		n=${n:-0}
+	done
+	[ "$n" -ge 1 ]
+}
+
 # The recorder killed with SIGKILL mid-run: the target runs on to its own
 # end, and the file holds every sample but the last 100 ms'.
 t_kill_recorder() {
-	gcsprof record --method $method -F 499 -q -o kill.data -- $T/gcsprof-split 4 \
-		>split.out 2>rec.err &
+	gcsprof record --method $method -F 499 -q -o kill.data -- \
+		$nice_target $T/gcsprof-split $((4 * slow)) >split.out 2>rec.err &
 	rec=$!
-	# Killed once the file holds samples and then a second more of them
-	# (the debug kernel can take longer than that to start sampling).
-	i=0 n=0
-	while [ "$n" -lt 1 ] && [ $i -lt 300 ]; do
-		sleep 0.1
-		i=$((i + 1))
-		n=$(nsamples kill.data 2>/dev/null)
-		n=${n:-0}
-	done
+	# Killed once the file holds samples and then a second more of them.
+	wait_samples kill.data
 	sleep 1
 	kill -KILL $rec
 	wait $rec
@@ -73,11 +92,14 @@ t_kill_recorder() {
 	check "and reported" grep -q 'path_a' out.txt
 }
 
-# The target killed with SIGKILL while sampled: record exits as the
-# target did (128 + 9), with a complete profile.
+# The target killed with SIGKILL while sampled (once it has samples, and
+# two seconds more): record exits as the target did (128 + 9), with a
+# complete profile.
 t_kill_target() {
-	gcsprof record --method $method -q -o killed.data -- $T/gcsprof-split 6 &
+	gcsprof record --method $method -q -o killed.data -- \
+		$nice_target $T/gcsprof-split $((6 * slow)) &
 	rec=$!
+	wait_samples killed.data
 	sleep 2
 	pkill -KILL -x gcsprof-split
 	wait $rec
