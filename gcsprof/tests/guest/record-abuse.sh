@@ -76,9 +76,11 @@ t_kill_recorder() {
 	gcsprof record --method $method -F 499 -q -o kill.data -- \
 		$nice_target $T/gcsprof-split $((4 * slow)) >split.out 2>rec.err &
 	rec=$!
-	# Killed once the file holds samples and then a second more of them.
+	# Killed once the file holds samples and then a second more of them
+	# (five on the debug kernel, where the ptrace method takes about ten
+	# a second, the first ones often still in the dynamic loader).
 	wait_samples kill.data
-	sleep 1
+	sleep $slow
 	kill -KILL $rec
 	wait $rec
 	check "the recorder died of SIGKILL" [ $? -eq 137 ]
@@ -93,14 +95,14 @@ t_kill_recorder() {
 }
 
 # The target killed with SIGKILL while sampled (once it has samples, and
-# two seconds more): record exits as the target did (128 + 9), with a
+# two seconds more, ten on the debug kernel): record exits as the target did (128 + 9), with a
 # complete profile.
 t_kill_target() {
 	gcsprof record --method $method -q -o killed.data -- \
 		$nice_target $T/gcsprof-split $((6 * slow)) &
 	rec=$!
 	wait_samples killed.data
-	sleep 2
+	sleep $((2 * slow))
 	pkill -KILL -x gcsprof-split
 	wait $rec
 	st=$?
