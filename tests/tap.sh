@@ -77,6 +77,13 @@ tap_groups() {
 	tap_done
 }
 
+# on_debug_kernel: true on the debug kernel (KASAN, lockdep; vm/run puts
+# gcsprof.debug_kernel=1 on its command line, which the kernel ignores).
+# tests/debug-kernel.h is its C twin.
+on_debug_kernel() {
+	grep -q 'gcsprof.debug_kernel=1' /proc/cmdline
+}
+
 # first_core: the name of the first core file ("core" or "core.PID", the
 # kernel's default core_pattern) in the current folder; nothing if none.
 first_core() {

@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "abuse.h"
+#include "../debug-kernel.h"
 
 #define BATCH 16          /* threads alive at once */
 #define WARMUP 64         /* threads first, so that glibc's stack cache is full */
@@ -175,21 +176,6 @@ static long run_processes(long n)
 			bad++;
 	}
 	return bad;
-}
-
-static int on_debug_kernel(void)
-{
-	char line[4096];
-	FILE *f = fopen("/proc/cmdline", "r");
-	int yes = 0;
-
-	if (!f)
-		return 0;
-	/* The command line is one line, shorter than COMMAND_LINE_SIZE. */
-	if (fgets(line, sizeof(line), f))
-		yes = strstr(line, "gcsprof.debug_kernel=1") != NULL;
-	fclose(f);
-	return yes;
 }
 
 /*

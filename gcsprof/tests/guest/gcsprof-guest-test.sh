@@ -206,7 +206,7 @@ t_threads() {
 		[ "$want" -gt 0 -a $((got * 100)) -le $((want * 125)) ]
 	# The lower bound is a rate: on the debug kernel (vm/run says so on
 	# the command line) a ptrace stop costs more than the 10 ms tick.
-	if grep -q 'gcsprof.debug_kernel=1' /proc/cmdline; then
+	if on_debug_kernel; then
 		skip "the debug kernel: sampling cannot keep up with 99 Hz there ($got of $want)"
 	else
 		check "and at least 0.4 times as many ($got)" [ $((got * 100)) -ge $((want * 40)) ]

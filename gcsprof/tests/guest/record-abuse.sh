@@ -44,13 +44,12 @@ wait_gone() {
 	! pgrep -x "$1" >/dev/null
 }
 
-# On the debug kernel (KASAN, lockdep; vm/run puts gcsprof.debug_kernel=1
-# on its command line) everything is 10-15 times slower, and the target's
+# On the debug kernel everything is 10-15 times slower, and the target's
 # busy threads with the sampling NMIs starve this script: a fork takes
 # seconds. There the targets run longer, and at nice 19 (through nice, so
 # the command's name is still gcsprof-split), so that the kills below land
 # while the target runs, as they do elsewhere.
-if grep -q 'gcsprof.debug_kernel=1' /proc/cmdline; then
+if on_debug_kernel; then
 	slow=5
 	nice_target="nice -n 19"
 else
@@ -95,8 +94,8 @@ t_kill_recorder() {
 }
 
 # The target killed with SIGKILL while sampled (once it has samples, and
-# two seconds more, ten on the debug kernel): record exits as the target did (128 + 9), with a
-# complete profile.
+# two seconds more, ten on the debug kernel): record exits as the target
+# did (128 + 9), with a complete profile.
 t_kill_target() {
 	gcsprof record --method $method -q -o killed.data -- \
 		$nice_target $T/gcsprof-split $((6 * slow)) &

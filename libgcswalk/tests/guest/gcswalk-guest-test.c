@@ -40,6 +40,7 @@
 #include <pthread.h>
 
 #include "chain-text.h"
+#include "debug-kernel.h"
 #include "find-core.h"
 #include "gcs-util.h"
 #include "gcswalk.h"
@@ -68,26 +69,15 @@ static void on_alarm(int sig)
 	_exit(1);
 }
 
-/* Seconds a section may take: 200, ten times that on the debug kernel
- * (vm/run --kernel debug says so on its command line), where KASAN and
- * lockdep make every fork, ptrace stop and core dump 10-15 times slower. */
+/* Seconds a section may take: 200, ten times that on the debug kernel,
+ * where KASAN and lockdep make every fork, ptrace stop and core dump 10-15
+ * times slower. Read once: enter() runs for every section. */
 static unsigned int watchdog_seconds(void)
 {
 	static unsigned int seconds;
-	char *line = NULL;
-	size_t cap = 0;
-	FILE *f;
 
-	if (seconds)
-		return seconds;
-	seconds = 200;
-	f = fopen("/proc/cmdline", "r");
-	if (f) {
-		if (getline(&line, &cap, f) > 0 && strstr(line, "gcsprof.debug_kernel=1"))
-			seconds = 2000;
-		free(line);
-		fclose(f);
-	}
+	if (!seconds)
+		seconds = on_debug_kernel() ? 2000 : 200;
 	return seconds;
 }
 
