@@ -4,7 +4,8 @@
 #
 # Registers one CTest test per kernel: "<name>.<kernel>", which boots that
 # kernel in QEMU through vm/run and runs COMMAND in the guest (programs
-# staged in this build are under /opt/gcsprof). Labelled "guest" and
+# staged in this build are under /opt/gcsprof), of this build's guest
+# architecture (GCSPROF_GUEST_ARCH: vm/run --arch). Labelled "guest" and
 # "kernel:<kernel>" and LABELS. Exit status 4 (TAP skip) counts as skipped.
 # EL2 boots the kernel at EL2 (QEMU's virtualization=on); VMM adds sid's
 # QEMU and the project kernel under /opt/vmm for a guest inside the guest
@@ -20,6 +21,9 @@ function(gcsprof_guest_test)
     set(GT_TIMEOUT 300)
   endif()
   set(extra)
+  if(NOT GCSPROF_GUEST_ARCH STREQUAL "arm64")
+    list(APPEND extra --arch ${GCSPROF_GUEST_ARCH})
+  endif()
   if(GT_CPU)
     list(APPEND extra --cpu ${GT_CPU})
   endif()

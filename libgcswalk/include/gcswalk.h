@@ -110,6 +110,24 @@ const char *gcswalk_strerror(int status);
  */
 int gcswalk_system_gcs(void);
 
+/* Since 1.2. An architecture the library walks. Caller-sized: set size. */
+struct gcswalk_arch_info {
+	size_t size;                 /* caller sets sizeof(struct gcswalk_arch_info) */
+	const char *name;            /* "arm64", "riscv64" (static) */
+	/* The shadow stack's own name, for messages: "GCS" (arm64's Guarded
+	 * Control Stack), "Zicfiss" (RISC-V's shadow stack). Static. */
+	const char *shadow_stack;
+	unsigned elf_machine;        /* 183 (EM_AARCH64), 243 (EM_RISCV) */
+};
+
+/*
+ * Since 1.2. The architecture of this machine's processes (the live
+ * targets' and gcswalk_self()'s): GCSWALK_OK, GCSWALK_E_UNSUPPORTED (a
+ * host without a back end, e.g. x86_64), GCSWALK_E_INVALID (NULL, size
+ * too small).
+ */
+int gcswalk_system_arch(struct gcswalk_arch_info *info);
+
 /*
  * Whether the kernel takes perf's user call chains of GCS-enabled threads
  * from their GCS (kernel.perf_callchain_gcs, this project's kernel
@@ -298,10 +316,14 @@ int gcswalk_target_pid(const gcswalk_target *target);
 size_t gcswalk_target_thread_count(const gcswalk_target *target);
 
 /* GCS mode bits, as in prctl(PR_{GET,SET,LOCK}_SHADOW_STACK_STATUS) and
- * NT_ARM_GCS (PR_SHADOW_STACK_ENABLE, _WRITE, _PUSH). */
+ * NT_ARM_GCS (PR_SHADOW_STACK_ENABLE, _WRITE, _PUSH). On riscv64 (the
+ * Zicfiss shadow stack, NT_RISCV_USER_CFI) only ENABLE exists. */
 #define GCSWALK_GCS_ENABLE (1ULL << 0)
 #define GCSWALK_GCS_WRITE  (1ULL << 1)
 #define GCSWALK_GCS_PUSH   (1ULL << 2)
+/* Since 1.2, riscv64 only: Zicfilp landing pads are on (enabled) or
+ * locked (locked), PR_SET_CFI's state as NT_RISCV_USER_CFI reports it. */
+#define GCSWALK_LANDING_PADS (1ULL << 16)
 
 /* si_code of the SIGSEGV a failed GCS check raises (the kernel's
  * SEGV_CPERR; older C libraries do not define it). */
@@ -421,6 +443,14 @@ int gcswalk_target_mapping_build_id(gcswalk_target *target, size_t index,
  */
 int gcswalk_target_set_mapping_build_id(gcswalk_target *target, size_t index,
 					const unsigned char *id, size_t size);
+
+/*
+ * Since 1.2. The architecture of TARGET's threads (a core's ELF machine, a
+ * source's machine, this machine's for a live process): GCSWALK_OK,
+ * GCSWALK_E_UNSUPPORTED (a target of mappings only: no threads),
+ * GCSWALK_E_INVALID (NULL, size too small).
+ */
+int gcswalk_target_arch(const gcswalk_target *target, struct gcswalk_arch_info *info);
 
 /* Regions that are not file mappings. */
 enum gcswalk_region_kind {
@@ -575,20 +605,26 @@ struct gcswalk_source {
 	size_t thread_count;
 	const struct gcswalk_mapping *mappings;      /* copied; may be NULL/0 */
 	size_t mapping_count;
+	/* Since 1.2: the ELF machine of the registers and memory: 0 (a 1.0
+	 * or 1.1 caller) or 183 (EM_AARCH64) for arm64, 243 (EM_RISCV) for
+	 * riscv64, whose lr is ra and fp is s0. */
+	unsigned machine;
 };
 
 /*
  * A target whose registers and memory the caller supplies: a debugger that
  * owns ptrace (the library reads through it), or a test feeding hand-made
- * stacks. The architecture is arm64, on any host. Threads keep the order
+ * stacks. The architecture is SOURCE->machine's (arm64 by default), on
+ * any host. Threads keep the order
  * given; mappings (file mappings, for symbolisers) likewise. The walk of a
  * GCS without a known mapping reads until the terminator, an unreadable
  * slot, or max_frames. A thread without have_gcs gives
  * GCSWALK_E_NO_GCS_CPU when walked with GCSWALK_METHOD_GCS.
  *
  * Errors: GCSWALK_E_INVALID (NULL, no read callback, a size too small,
- * a mapping without a path or with end <= start), GCSWALK_E_NOMEM. On
- * error *OUT is NULL. ERRMSG is as for gcswalk_target_open_pid().
+ * a mapping without a path or with end <= start), GCSWALK_E_WRONG_ARCH
+ * (a machine without a back end), GCSWALK_E_NOMEM. On error *OUT is
+ * NULL. ERRMSG is as for gcswalk_target_open_pid().
  */
 int gcswalk_target_open_source(gcswalk_target **out, const struct gcswalk_source *source,
 			       char **errmsg);

@@ -2,9 +2,7 @@
 /*
  * The arm64 GCS back end: everything that depends on arm64's register
  * layout, GCS entry and cap token formats, and the GCSPR_EL0 register.
- * Other shadow-stack flavours (RISC-V Zicfiss with NT_RISCV_USER_CFI, x86
- * shadow stacks with NT_X86_SHSTK) would be further struct gw_arch
- * instances in files of their own.
+ * arch-riscv64.c is the other instance (Zicfiss); arch.c chooses.
  *
  * The core-file parts are plain byte layouts and work on any host; the
  * live (ptrace) and self parts exist only when built for arm64.
@@ -41,14 +39,6 @@
 #define REG_SP 31
 #define REG_PC 32
 
-static uint64_t get64(const void *p, size_t off)
-{
-	uint64_t v;
-
-	memcpy(&v, (const char *)p + off, sizeof(v));
-	return v;
-}
-
 static void regs_from_array(const uint64_t *r, struct gw_regs *regs)
 {
 	unsigned i;
@@ -76,7 +66,7 @@ static int arm64_parse_prstatus(const void *desc, size_t len, pid_t *pid, struct
 		return -1;
 	memcpy(&p, (const char *)desc + PRSTATUS_PID_OFFSET, sizeof(p));
 	for (i = 0; i < PRSTATUS_NREGS; i++)
-		r[i] = get64(desc, PRSTATUS_REG_OFFSET + 8 * i);
+		r[i] = gw_get64(desc, PRSTATUS_REG_OFFSET + 8 * i);
 	*pid = p;
 	regs_from_array(r, regs);
 	return 0;
@@ -87,9 +77,9 @@ static int arm64_parse_gcs(const void *desc, size_t len, struct gcswalk_gcs_stat
 {
 	if (len < 24)
 		return -1;
-	gcs->features_enabled = get64(desc, 0);
-	gcs->features_locked = get64(desc, 8);
-	gcs->gcspr = get64(desc, 16);
+	gcs->features_enabled = gw_get64(desc, 0);
+	gcs->features_locked = gw_get64(desc, 8);
+	gcs->gcspr = gw_get64(desc, 16);
 	return 0;
 }
 
@@ -146,14 +136,6 @@ static uint64_t arm64_strip_pac(uint64_t address)
 #define GCS_MAGIC 0x47435300u
 #define GCS_CONTEXT_SIZE 32u
 
-static uint32_t get32(const unsigned char *p, size_t off)
-{
-	uint32_t v;
-
-	memcpy(&v, p + off, sizeof(v));
-	return v;
-}
-
 static int arm64_signal_pc(const unsigned char *buf, size_t len, uint64_t base,
 			   uint64_t cap_slot, uint64_t *pc, uint64_t *pc_addr)
 {
@@ -161,20 +143,20 @@ static int arm64_signal_pc(const unsigned char *buf, size_t len, uint64_t base,
 
 	for (off = SC_RESERVED + (size_t)((16 - (base + SC_RESERVED) % 16) % 16); off + 8 <= len;
 	     off += 16) {
-		if (get32(buf, off) != FPSIMD_MAGIC || get32(buf, off + 4) != FPSIMD_SIZE)
+		if (gw_get32(buf, off) != FPSIMD_MAGIC || gw_get32(buf, off + 4) != FPSIMD_SIZE)
 			continue;
 		end = off + SC_RESERVED_SIZE < len ? off + SC_RESERVED_SIZE : len;
 		for (rec = off; rec + 8 <= end;) {
-			uint32_t magic = get32(buf, rec), size = get32(buf, rec + 4);
+			uint32_t magic = gw_get32(buf, rec), size = gw_get32(buf, rec + 4);
 
 			if (magic == 0 || size < 16 || size % 16 || size > end - rec)
 				break;
 			if (magic == GCS_MAGIC && size >= GCS_CONTEXT_SIZE) {
-				uint64_t gcspr = get64(buf, rec + 8);
+				uint64_t gcspr = gw_get64(buf, rec + 8);
 
 				if (gcspr != cap_slot && gcspr != cap_slot + 8)
 					break;
-				*pc = get64(buf, off - SC_RESERVED + SC_PC);
+				*pc = gw_get64(buf, off - SC_RESERVED + SC_PC);
 				*pc_addr = base + off - SC_RESERVED + SC_PC;
 				return 0;
 			}
@@ -200,14 +182,38 @@ static int arm64_self_signal_pc(const void *ucontext, uint64_t cap_slot, uint64_
 			       cap_slot, pc, pc_addr);
 }
 
-static const struct gw_arch arm64 = {
+/* A caller-supplied source gives x29, x30 and sp (DWARF 29-31) only. */
+static void arm64_basic_dwarf(struct gw_regs *regs)
+{
+	regs->dwarf[29] = regs->fp;
+	regs->dwarf[30] = regs->lr;
+	regs->dwarf[31] = regs->sp;
+	regs->ndwarf = 32;
+}
+
+/* The RET that GCS refused returned to the LR. */
+static uint64_t arm64_checked_return(const struct gw_regs *regs)
+{
+	return regs->lr;
+}
+
+const struct gw_arch gw_arch_arm64 = {
 	.name = "arm64",
+	.feature = "GCS",
 	.elf_machine = GW_EM_AARCH64,
 	.note_gcs = GW_NT_ARM_GCS,
+	.note_name = "NT_ARM_GCS",
 	.gcs_note_size = 24,
 	.entry_size = 8,
+	/* x29 points at the record {x29, x30}; a signal frame's sigcontext
+	 * holds regs[0..30], sp, pc: x29 and x30 24 and 16 bytes below pc. */
+	.record_offset = 0,
+	.sigframe_fp_offset = -24,
+	.sigframe_lr_offset = -16,
+	.callee_pushes = 0,
 	.parse_prstatus = arm64_parse_prstatus,
 	.parse_gcs = arm64_parse_gcs,
+	.basic_dwarf = arm64_basic_dwarf,
 	/* struct elf_prpsinfo: pr_state, pr_sname, pr_zomb, pr_nice (4),
 	 * padding (4), pr_flag (8), pr_uid, pr_gid, pr_pid, pr_ppid,
 	 * pr_pgrp, pr_sid (24), then pr_fname[16]. */
@@ -218,17 +224,11 @@ static const struct gw_arch arm64 = {
 	.signal_pc = arm64_signal_pc,
 	.self_signal_pc = arm64_self_signal_pc,
 	.classify = arm64_classify,
+	.checked_return = arm64_checked_return,
 };
-
-const struct gw_arch *gw_arch_for_machine(unsigned elf_machine)
-{
-	return elf_machine == GW_EM_AARCH64 ? &arm64 : NULL;
-}
 
 #if defined(__aarch64__)
 #include <sys/auxv.h>
-#include <sys/ptrace.h>
-#include <sys/uio.h>
 
 #ifndef NT_PRSTATUS
 #define NT_PRSTATUS 1
@@ -236,20 +236,15 @@ const struct gw_arch *gw_arch_for_machine(unsigned elf_machine)
 
 const struct gw_arch *gw_arch_native(void)
 {
-	return &arm64;
+	return &gw_arch_arm64;
 }
 
 int gw_arch_ptrace_regs(pid_t tid, struct gw_regs *regs)
 {
 	uint64_t r[PRSTATUS_NREGS];
-	struct iovec iov = { r, sizeof(r) };
 
-	if (ptrace(PTRACE_GETREGSET, tid, (void *)NT_PRSTATUS, &iov) != 0)
+	if (gw_ptrace_regset(tid, NT_PRSTATUS, r, sizeof(r)) != 0)
 		return -1;
-	if (iov.iov_len < sizeof(r)) {
-		errno = EIO;
-		return -1;
-	}
 	regs_from_array(r, regs);
 	return 0;
 }
@@ -257,15 +252,10 @@ int gw_arch_ptrace_regs(pid_t tid, struct gw_regs *regs)
 int gw_arch_ptrace_gcs(pid_t tid, struct gcswalk_gcs_state *gcs)
 {
 	uint64_t g[3];
-	struct iovec iov = { g, sizeof(g) };
 
-	if (ptrace(PTRACE_GETREGSET, tid, (void *)GW_NT_ARM_GCS, &iov) != 0)
+	if (gw_ptrace_regset(tid, GW_NT_ARM_GCS, g, sizeof(g)) != 0)
 		return -1;
-	if (arm64_parse_gcs(g, iov.iov_len, gcs) != 0) {
-		errno = EIO;
-		return -1;
-	}
-	return 0;
+	return arm64_parse_gcs(g, sizeof(g), gcs);
 }
 
 int gw_arch_self_supported(void)
@@ -286,36 +276,5 @@ __attribute__((noinline)) uint64_t gw_arch_self_gcspr(void)
 
 	__asm__ volatile("mrs %0, S3_3_C2_C5_1" : "=r"(v) : : "memory");
 	return v ? v + 8 : 0;
-}
-#else
-const struct gw_arch *gw_arch_native(void)
-{
-	return NULL;
-}
-
-int gw_arch_ptrace_regs(pid_t tid, struct gw_regs *regs)
-{
-	(void)tid;
-	(void)regs;
-	errno = ENOSYS;
-	return -1;
-}
-
-int gw_arch_ptrace_gcs(pid_t tid, struct gcswalk_gcs_state *gcs)
-{
-	(void)tid;
-	(void)gcs;
-	errno = ENOSYS;
-	return -1;
-}
-
-int gw_arch_self_supported(void)
-{
-	return 0;
-}
-
-uint64_t gw_arch_self_gcspr(void)
-{
-	return 0;
 }
 #endif

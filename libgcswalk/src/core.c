@@ -172,7 +172,7 @@ static const struct gw_backend core_backend = {
 	.load_regions = core_regions,
 	.fatal_signal = core_fatal_signal,
 	.no_gcs_status = GCSWALK_E_NO_GCS_NOTE,
-	.no_gcs_detail = "no NT_ARM_GCS note",
+	.no_gcs_detail = "the core has no such note",
 };
 
 /* NT_FILE: count, page size, count * {start, end, page offset}, names. */

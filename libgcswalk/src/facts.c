@@ -42,6 +42,7 @@ void gw_target_forget_facts(struct gcswalk_target *t)
 {
 	t->nregions = 0;
 	t->regions_loaded = 0;
+	t->maps_generation++;
 }
 
 static int load_regions(struct gcswalk_target *t)

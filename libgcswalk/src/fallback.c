@@ -2,7 +2,9 @@
 /*
  * Fallback unwinders for threads without GCS, and for comparing a GCS
  * chain with what the stack itself says (corruption reports):
- *  - frame records: the x29 chain, each record {previous x29, return};
+ *  - frame records: the frame pointer's chain (arm64's x29, riscv's s0),
+ *    each record {previous frame pointer, return}, at the frame pointer
+ *    plus the architecture's record_offset;
  *  - CFI: the symboliser's libdwfl unwinder over its modules (symbol.c
  *    owns the Dwfl and its thread state); this file only collects frames.
  */
@@ -21,10 +23,10 @@ int gw_unwind_fp(struct gcswalk_target *t, struct gw_thread *th, struct gcswalk_
 		return GCSWALK_CUT;
 	frames[k++] = (struct gcswalk_frame){ GCSWALK_FRAME_PC, GCSWALK_SOURCE_FP, th->regs.pc, 0 };
 	while (fp != 0 && fp % 16 == 0) {
-		uint64_t rec[2];
+		uint64_t rec[2], at = fp + (uint64_t)(int64_t)t->arch->record_offset;
 		size_t got;
 
-		if (t->be->read(t, fp, rec, sizeof(rec), &got) != GCSWALK_OK)
+		if (t->be->read(t, at, rec, sizeof(rec), &got) != GCSWALK_OK)
 			break;
 		rec[1] = t->arch->strip_pac(rec[1]);
 		if (rec[1] == 0)
@@ -34,7 +36,7 @@ int gw_unwind_fp(struct gcswalk_target *t, struct gw_thread *th, struct gcswalk_
 			return GCSWALK_CUT;
 		}
 		frames[k++] = (struct gcswalk_frame){ GCSWALK_FRAME_RETURN, GCSWALK_SOURCE_FP,
-						      rec[1], fp };
+						      rec[1], at };
 		/* Stacks grow down: an older record is at a higher address. */
 		if (rec[0] <= fp)
 			break;

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include "gcswalk.h"
@@ -119,6 +120,14 @@ struct gcswalk_target {
 	struct gw_build_id *build_ids;
 	size_t nbuild_ids, build_ids_cap;
 	struct gw_vdso vdso;
+	/* Bumped whenever the mappings are read again (facts.c). */
+	unsigned maps_generation;
+	/* leaf.c's own symboliser, for targets whose callers give none, the
+	 * maps_generation it was made for, and how to free it at close (a
+	 * pointer: target.c stays below symbol.c). */
+	gcswalk_symbolizer *leaf_sym;
+	unsigned leaf_sym_generation;
+	void (*leaf_sym_free)(gcswalk_symbolizer *s);
 };
 
 /* errors.c */
@@ -196,6 +205,8 @@ GW_HIDDEN int gw_sized_out(void *dst, size_t dst_size, const void *src, size_t s
 #define GW_SIGNAL_INFO_SIZE_1_0 GW_SIZE_TO(struct gcswalk_signal_info, thread_index)
 #define GW_REGION_SIZE_1_0 GW_SIZE_TO(struct gcswalk_region, end)
 #define GW_PROC_THREAD_SIZE_1_0 GW_SIZE_TO(struct gcswalk_proc_thread, cpu_time_ns)
+/* New in 1.2: its first size is its minimum. */
+#define GW_ARCH_INFO_SIZE_1_2 GW_SIZE_TO(struct gcswalk_arch_info, elf_machine)
 
 /* symbol.c: unwind thread TH with libdwfl's CFI unwinder over the
  * symboliser's modules (the symboliser owns the Dwfl and sets up its
@@ -215,22 +226,39 @@ GW_HIDDEN int gw_unwind_cfi(struct gcswalk_target *t, gcswalk_symbolizer *s,
 			    size_t *count);
 
 /*
- * The architecture back end: everything that depends on the GCS flavour
- * (arm64 GCS today; RISC-V Zicfiss and x86 shadow stacks would be further
- * instances of this interface).
+ * The architecture back end: everything that depends on the shadow stack's
+ * flavour, one instance per file (arch-arm64.c: GCS; arch-riscv64.c:
+ * Zicfiss), chosen by the target's ELF machine (arch.c).
  */
 struct gw_arch {
-	const char *name;
-	unsigned elf_machine;          /* EM_AARCH64 */
-	unsigned note_gcs;             /* NT_ARM_GCS */
-	size_t gcs_note_size;          /* sizeof(struct user_gcs) */
+	const char *name;              /* "arm64", "riscv64" */
+	const char *feature;           /* the shadow stack's name: "GCS", "Zicfiss" */
+	unsigned elf_machine;          /* EM_AARCH64, EM_RISCV */
+	unsigned note_gcs;             /* NT_ARM_GCS, NT_RISCV_USER_CFI */
+	const char *note_name;         /* "NT_ARM_GCS", ... for messages */
+	size_t gcs_note_size;          /* sizeof(struct user_gcs), ... */
 	size_t entry_size;             /* bytes per GCS entry */
+	/* Where a frame record {previous frame pointer, return address}
+	 * lies relative to the frame pointer: arm64 0 (x29 points at it),
+	 * riscv64 -16 (s0 points above it, at the caller's stack pointer). */
+	int record_offset;
+	/* Offsets from a signal frame's saved PC (the INTERRUPTED_PC frame's
+	 * slot) of its saved frame pointer and link register. */
+	int sigframe_fp_offset, sigframe_lr_offset;
+	/* 1 when a callee's prologue pushes the return address (riscv's
+	 * sspush ra), not the call itself (arm64's BL): a function that
+	 * pushes nothing (a leaf, uninstrumented code) has its caller only
+	 * in the link register. */
+	int callee_pushes;
 	/* Registers from an NT_PRSTATUS descriptor (of this architecture's
 	 * layout, in the core's byte order which must be the host's).
 	 * Returns 0, or -1 if LEN is too short. *PID gets pr_pid. */
 	int (*parse_prstatus)(const void *desc, size_t len, pid_t *pid, struct gw_regs *regs);
 	/* GCS state from a GCS note or regset. -1 if LEN is too short. */
 	int (*parse_gcs)(const void *desc, size_t len, struct gcswalk_gcs_state *gcs);
+	/* The DWARF registers the CFI unwinder gets from REGS's pc, lr, sp
+	 * and fp alone (a caller-supplied source gives no others). */
+	void (*basic_dwarf)(struct gw_regs *regs);
 	/* Offset and length of pr_fname in NT_PRPSINFO. */
 	size_t prpsinfo_fname_offset, prpsinfo_fname_size;
 	/* Offset of pr_pid (32 bits) in NT_PRPSINFO. */
@@ -250,19 +278,59 @@ struct gw_arch {
 			      uint64_t *pc_addr);
 	/* Classify ENTRY read from SLOT (without the SIGRETURN relabelling). */
 	enum gcswalk_frame_kind (*classify)(uint64_t entry, uint64_t slot);
+	/* The return address a failed shadow-stack check compared with the
+	 * newest entry: the LR a RET used (arm64), the t0 of GCC's
+	 * `sspopchk t0` (riscv64). */
+	uint64_t (*checked_return)(const struct gw_regs *regs);
 };
 
+/* arch-*.c: the instances; arch.c: the table. */
+GW_HIDDEN extern const struct gw_arch gw_arch_arm64, gw_arch_riscv64;
 GW_HIDDEN const struct gw_arch *gw_arch_for_machine(unsigned elf_machine);
 /* The architecture of live targets on this host, or NULL. */
 GW_HIDDEN const struct gw_arch *gw_arch_native(void);
 /* Live registers and GCS state of a stopped tracee thread. Return 0, or
  * -1 with errno set (ENODEV/EINVAL from the GCS regset: no GCS). */
 GW_HIDDEN int gw_arch_ptrace_regs(pid_t tid, struct gw_regs *regs);
+/* arch.c, native builds: PTRACE_GETREGSET of TYPE into BUF, all LEN bytes
+ * of it: 0, or -1 with errno set (EIO: the kernel gave fewer). */
+GW_HIDDEN int gw_ptrace_regset(pid_t tid, unsigned type, void *buf, size_t len);
 GW_HIDDEN int gw_arch_ptrace_gcs(pid_t tid, struct gcswalk_gcs_state *gcs);
-/* The calling thread: does the CPU have GCS; and the GCS slot holding
- * gcswalk_self()'s return into its caller (0 if GCSPR_EL0 is 0). */
+/* The calling thread: does the CPU and kernel give it a shadow stack; and
+ * the slot of the newest entry that belongs to gcswalk_self()'s caller
+ * or an older function (0 if the shadow stack is off). */
 GW_HIDDEN int gw_arch_self_supported(void);
 GW_HIDDEN uint64_t gw_arch_self_gcspr(void);
+
+/* Little-endian fields of a byte layout (notes, signal frames). */
+static inline uint64_t gw_get64(const void *p, size_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, (const char *)p + off, sizeof(v));
+	return v;
+}
+
+static inline uint32_t gw_get32(const void *p, size_t off)
+{
+	uint32_t v;
+
+	memcpy(&v, (const char *)p + off, sizeof(v));
+	return v;
+}
+
+/* leaf.c: whether TH's link register holds the caller of the function
+ * its PC is in (which then has pushed nothing: a leaf, or a prologue not
+ * yet run), from the CFI of S (or a symboliser of T's own when S is
+ * NULL): 1 yes, 0 no or unknown. NEWEST is the newest GCS entry (0 if
+ * none). Only for architectures whose callees push. */
+GW_HIDDEN int gw_leaf_caller(struct gcswalk_target *t, gcswalk_symbolizer *s,
+			     const struct gw_thread *th, uint64_t newest);
+/* symbol.c: whether the CFI at PC says the return address is still in
+ * its register (1), saved in memory by the frame (0), or unknown (-1);
+ * and the bounds of the function (its FDE) into *LO and *HI. */
+GW_HIDDEN int gw_symbolizer_ra_live(gcswalk_symbolizer *s, uint64_t pc, uint64_t *lo,
+				    uint64_t *hi);
 
 /* frames.c: relabel entry I as SIGRETURN when entry I+1 is a signal cap;
  * shared by every walk. FRAMES has N items. */

@@ -226,7 +226,7 @@ static const struct gw_backend live_backend = {
 	.load_regions = gw_proc_load_regions,
 	.file_path = live_file_path,
 	.no_gcs_status = GCSWALK_E_NO_GCS_CPU,
-	.no_gcs_detail = "no NT_ARM_GCS regset",
+	.no_gcs_detail = "the kernel has no such regset",
 };
 
 static uint64_t now_ms(void)

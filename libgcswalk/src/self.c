@@ -47,38 +47,55 @@ static uint64_t mapping_end(uint64_t addr)
 	return f.end;
 }
 
+/* Whether SLOT is past the end of FIRST's GCS mapping (*END, looked up
+ * once), or unreadable (-1), when SLOT starts a page: within a page there
+ * is nothing to look up. A first slot at a page boundary may itself be the
+ * end of an empty shadow stack (riscv's, before anything was pushed). */
+static int past_end(uint64_t first, uint64_t slot, uint64_t *end)
+{
+	if (slot % GCS_PAGE)
+		return 0;
+	if (!*end)
+		*end = mapping_end(first % GCS_PAGE ? first : first - 1);
+	if (!*end)
+		return -1;
+	return slot >= *end;
+}
+
 /*
- * The walk from FIRST, the slot of the exported function's return into its
- * caller. With UCONTEXT (a signal handler's third argument), the
- * interrupted PC it holds goes after the signal cap its GCS record names.
+ * The walk from FIRST, the slot of the newest entry that belongs to the
+ * exported function's caller (arm64: its return into the caller). With
+ * UCONTEXT (a signal handler's third argument), the interrupted PC it
+ * holds goes after the signal cap its GCS record names. Where callees
+ * push (riscv), the caller's return is RA, the exported function's own
+ * (the library pushes nothing): an LR frame first, unless FIRST holds it.
  */
-static int walk_from(const struct gw_arch *arch, uint64_t first, const void *ucontext,
-		     struct gcswalk_frame *frames, size_t max, size_t *count)
+static int walk_from(const struct gw_arch *arch, uint64_t first, uint64_t ra,
+		     const void *ucontext, struct gcswalk_frame *frames, size_t max, size_t *count)
 {
 	uint64_t slot, end = 0;
 	size_t k = 0;
-	int ret = GCSWALK_END;
+	int ret = GCSWALK_END, past;
 
 	for (slot = first;; slot += arch->entry_size) {
 		enum gcswalk_frame_kind kind;
-		uint64_t entry, pc, at;
+		uint64_t entry = 0, pc, at;
 
+		past = past_end(first, slot, &end);
+		if (past == 0)
+			entry = *(const volatile uint64_t *)(uintptr_t)slot;
+		if (slot == first && arch->callee_pushes && ra && (past || entry != ra) && k < max)
+			frames[k++] = (struct gcswalk_frame){ GCSWALK_FRAME_LR, GCSWALK_SOURCE_GCS,
+							      ra, 0 };
 		if (k == max) {
 			ret = GCSWALK_CUT;
 			break;
 		}
-		if (slot % GCS_PAGE == 0 && slot != first) {
-			if (!end)
-				end = mapping_end(first);
-			if (!end) {
-				frames[k++] = (struct gcswalk_frame){ GCSWALK_FRAME_UNREADABLE,
-								      GCSWALK_SOURCE_GCS, 0, slot };
-				break;
-			}
-			if (slot >= end)
-				break;          /* the end of the GCS mapping */
-		}
-		entry = *(const volatile uint64_t *)(uintptr_t)slot;
+		if (past < 0)
+			frames[k++] = (struct gcswalk_frame){ GCSWALK_FRAME_UNREADABLE,
+							      GCSWALK_SOURCE_GCS, 0, slot };
+		if (past)
+			break;          /* the end of the GCS mapping, or unreadable */
 		kind = arch->classify(entry, slot);
 		frames[k++] = (struct gcswalk_frame){ kind, GCSWALK_SOURCE_GCS,
 						      kind == GCSWALK_FRAME_TERMINATOR ? 0 : entry,
@@ -105,7 +122,7 @@ static int walk_from(const struct gw_arch *arch, uint64_t first, const void *uco
 #define SELF_WALK(ucontext)                                                             \
 	do {                                                                            \
 		const struct gw_arch *arch = gw_arch_native();                          \
-		uint64_t first;                                                         \
+		uint64_t first, ra = (uint64_t)(uintptr_t)__builtin_return_address(0);  \
 		int saved_errno = errno, ret;                                           \
                                                                                         \
 		if (!frames || !count)                                                  \
@@ -118,7 +135,7 @@ static int walk_from(const struct gw_arch *arch, uint64_t first, const void *uco
 		first = gw_arch_self_gcspr();                                           \
 		if (!first)                                                             \
 			return GCSWALK_E_GCS_DISABLED;                                  \
-		ret = walk_from(arch, first, (ucontext), frames, max, count);           \
+		ret = walk_from(arch, first, ra, (ucontext), frames, max, count);       \
 		errno = saved_errno;                                                    \
 		return ret;                                                             \
 	} while (0)

@@ -120,12 +120,9 @@ static int add_thread(struct gcswalk_target *t, const struct gcswalk_source_thre
 		th->regs.lr = st->lr;
 		th->regs.sp = st->sp;
 		th->regs.fp = st->fp;
-		/* What the CFI unwinder gets: x29, x30 and sp (DWARF 29-31);
-		 * the caller gave no other general registers. */
-		th->regs.dwarf[29] = st->fp;
-		th->regs.dwarf[30] = st->lr;
-		th->regs.dwarf[31] = st->sp;
-		th->regs.ndwarf = 32;
+		/* What the CFI unwinder gets: the caller gave no other
+		 * general registers. */
+		t->arch->basic_dwarf(&th->regs);
 	}
 	th->have_gcs = st->have_gcs != 0;
 	if (th->have_gcs)
@@ -151,7 +148,10 @@ static int load_source(struct gcswalk_target *t, const struct gcswalk_source *sr
 	s->data = src->data;
 	t->priv = s;
 	t->pid = src->pid;
-	t->arch = gw_arch_for_machine(GW_EM_AARCH64);
+	t->arch = gw_arch_for_machine(src->machine ? src->machine : GW_EM_AARCH64);
+	if (!t->arch)
+		return gw_fail(t, GCSWALK_E_WRONG_ARCH, "source: machine %u has no back end",
+			       src->machine);
 	stride = src->thread_count ? src->threads[0].size : 0;
 	if (src->thread_count && stride > SIZE_MAX / src->thread_count)
 		return gw_fail(t, GCSWALK_E_INVALID, "source threads: absurd size %zu", stride);

@@ -328,6 +328,39 @@ int gcswalk_symbolizer_new(gcswalk_symbolizer **out, gcswalk_target *t,
 	return GCSWALK_OK;
 }
 
+/*
+ * The CFI's rule for the return address at PC, in the module that maps it
+ * (.eh_frame, else .debug_frame): no rule that saves it somewhere (the
+ * register still holds it: a function that saved nothing, or a prologue
+ * before the save) is 1; a saved one 0; no module or no CFI for PC -1.
+ * *LO and *HI get the bounds of PC's FDE, its function.
+ */
+int gw_symbolizer_ra_live(gcswalk_symbolizer *s, uint64_t pc, uint64_t *lo, uint64_t *hi)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, pc);
+	Dwarf_Frame *frame = NULL;
+	Dwarf_Op mem[3], *ops = NULL;
+	Dwarf_Addr bias = 0, start, end;
+	Dwarf_CFI *cfi = NULL;
+	size_t nops = 0;
+	int col, ret = -1;
+
+	if (mod)
+		cfi = dwfl_module_eh_cfi(mod, &bias);
+	if (mod && !cfi)
+		cfi = dwfl_module_dwarf_cfi(mod, &bias);
+	if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &frame) != 0)
+		return -1;
+	col = dwarf_frame_info(frame, &start, &end, NULL);
+	if (col >= 0 && dwarf_frame_register(frame, col, mem, &ops, &nops) == 0) {
+		*lo = start + bias;
+		*hi = end + bias;
+		ret = nops == 0;
+	}
+	free(frame);
+	return ret;
+}
+
 void gcswalk_symbolizer_free(gcswalk_symbolizer *s)
 {
 	size_t i;

@@ -158,6 +158,9 @@ void gcswalk_target_close(gcswalk_target *t)
 {
 	if (!t)
 		return;
+	if (t->leaf_sym_free)
+		t->leaf_sym_free(t->leaf_sym);
+	t->leaf_sym = NULL;
 	if (t->be && t->be->close)
 		t->be->close(t);
 	gw_target_free(t);

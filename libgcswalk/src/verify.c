@@ -23,8 +23,9 @@
  * is this large), without reading what lies between them. */
 #define VERIFY_MAX_STACK ((uint64_t)256 << 20)
 
-/* The signal frames the GCS walk found: each one's interrupted x29 and
- * x30, read from its sigcontext, which the kernel's frame record repeats. */
+/* The signal frames the GCS walk found: each one's interrupted frame
+ * pointer and link register, read from its sigcontext, which the kernel's
+ * frame record repeats (arm64; riscv's kernel makes none). */
 struct sigframe {
 	uint64_t pc_slot, fp, lr;
 };
@@ -47,21 +48,26 @@ static int contiguous(gcswalk_target *t, uint64_t lo, uint64_t hi)
 	return 1;
 }
 
-/* Read the interrupted x29/x30 of each signal frame: sigcontext holds
- * regs[0..30], sp, pc, so x29 and x30 are 24 and 16 bytes below pc. */
+/* Read the interrupted frame pointer and link register of each signal
+ * frame, where the architecture's sigcontext keeps them beside the PC. */
 static size_t find_sigframes(gcswalk_target *t, const struct gcswalk_frame *gcs, size_t ng,
 			     struct sigframe *out, size_t max)
 {
+	const struct gw_arch *arch = t->arch;
 	size_t i, n = 0;
 
 	for (i = 0; i < ng && n < max; i++) {
-		uint64_t regs[2];
+		uint64_t fp, lr, at;
 
-		if (gcs[i].kind != GCSWALK_FRAME_INTERRUPTED_PC || gcs[i].slot < 24)
+		if (gcs[i].kind != GCSWALK_FRAME_INTERRUPTED_PC || gcs[i].slot < 64)
 			continue;
-		if (gcswalk_target_read(t, gcs[i].slot - 24, regs, sizeof(regs), NULL) != GCSWALK_OK)
+		at = gcs[i].slot;
+		if (gcswalk_target_read(t, at + (uint64_t)(int64_t)arch->sigframe_fp_offset, &fp,
+					sizeof(fp), NULL) != GCSWALK_OK ||
+		    gcswalk_target_read(t, at + (uint64_t)(int64_t)arch->sigframe_lr_offset, &lr,
+					sizeof(lr), NULL) != GCSWALK_OK)
 			continue;
-		out[n++] = (struct sigframe){ gcs[i].slot, regs[0], regs[1] };
+		out[n++] = (struct sigframe){ at, fp, lr };
 	}
 	return n;
 }
@@ -178,21 +184,24 @@ static size_t judge_records(const struct verify_state *s, const struct gcswalk_f
  */
 static int bad_link(gcswalk_target *t, uint64_t last)
 {
-	uint64_t rec[2], next[2];
+	uint64_t rec[2], next[2], at;
 
 	if (gcswalk_target_read(t, last, rec, sizeof(rec), NULL) != GCSWALK_OK)
 		return 0;
-	if (rec[0] == 0 || rec[0] % 16 != 0 || rec[0] >= last)
+	at = rec[0] + (uint64_t)(int64_t)t->arch->record_offset;
+	if (rec[0] == 0 || rec[0] % 16 != 0 || at >= last)
 		return 0;
-	return gcswalk_target_read(t, rec[0], next, sizeof(next), NULL) == GCSWALK_OK;
+	return gcswalk_target_read(t, at, next, sizeof(next), NULL) == GCSWALK_OK;
 }
 
 
 /*
- * A thread that died of a GCS check fault was refused a return: the link
- * register the RET used is not the newest GCS entry, and x29, loaded from
- * the same overwritten stack, may not even be a record address. Judged
- * from the registers, before any record; CHECKS has room for MAX.
+ * A thread that died of a GCS check fault was refused a return: the
+ * register the check compared (the link register a RET used; riscv's t0
+ * of `sspopchk t0`) is not the newest GCS entry, and the frame pointer,
+ * loaded from the same overwritten stack, may not even be a record
+ * address. Judged from the registers, before any record; CHECKS has room
+ * for MAX.
  */
 static size_t judge_gcs_fault(gcswalk_target *t, size_t index,
 			      const struct gcswalk_thread_info *info,
@@ -200,17 +209,19 @@ static size_t judge_gcs_fault(gcswalk_target *t, size_t index,
 			      struct gcswalk_record_check *checks, size_t max)
 {
 	struct gcswalk_signal_info si = { .size = sizeof(si) };
+	uint64_t ret;
 	size_t i, n = 0;
 
 	if (gcswalk_target_fatal_signal(t, &si) != GCSWALK_OK || si.signo != SIGSEGV ||
 	    si.code != GCSWALK_SEGV_CPERR || si.thread_index != index ||
 	    !info->have_registers)
 		return 0;
+	ret = t->arch->checked_return(&t->threads[index].regs);
 	for (i = 0; i < ng && gcs[i].kind != GCSWALK_FRAME_RETURN; i++)
 		;
-	if (i < ng && info->lr && info->lr != gcs[i].address && n < max)
+	if (i < ng && ret && ret != gcs[i].address && n < max)
 		checks[n++] = (struct gcswalk_record_check){
-			0, info->lr, GCSWALK_REGISTER_LR_MISMATCH, gcs[i].slot };
+			0, ret, GCSWALK_REGISTER_LR_MISMATCH, gcs[i].slot };
 	if (info->fp % 16 && n < max)
 		checks[n++] = (struct gcswalk_record_check){
 			info->fp, 0, GCSWALK_REGISTER_FP_NOT_RECORD, 0 };

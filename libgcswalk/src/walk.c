@@ -25,8 +25,8 @@ static int check_gcs(struct gcswalk_target *t, struct gw_thread *th)
 	if (!th->regs.valid)
 		return gw_fail(t, GCSWALK_E_NO_REGISTERS, "thread %d: no registers", (int)th->tid);
 	if (!th->have_gcs)
-		return gw_fail(t, t->be->no_gcs_status, "thread %d: no GCS state (%s)",
-			       (int)th->tid, t->be->no_gcs_detail);
+		return gw_fail(t, t->be->no_gcs_status, "thread %d: no %s state (%s)",
+			       (int)th->tid, t->arch->note_name, t->be->no_gcs_detail);
 	if (!(th->gcs.features_enabled & GCSWALK_GCS_ENABLE))
 		return gw_fail(t, GCSWALK_E_GCS_DISABLED, "thread %d: GCS is off (features %#llx)",
 			       (int)th->tid, (unsigned long long)th->gcs.features_enabled);
@@ -57,11 +57,28 @@ static unsigned char *read_stack(struct gcswalk_target *t, struct gw_thread *th,
 }
 
 /*
- * The GCS walk: PC, optionally LR, then the entries from GCSPR up, read in
+ * Whether the LR goes after the PC: asked for (GCSWALK_WALK_LR) and not
+ * the newest entry; or, where callees push (riscv), when it is the caller
+ * of a function that pushed nothing (leaf.c), with S's CFI.
+ */
+static int want_lr(struct gcswalk_target *t, struct gw_thread *th, unsigned flags,
+		   gcswalk_symbolizer *s, const uint64_t *entries, size_t got)
+{
+	uint64_t newest = got ? entries[0] : 0;
+
+	if (!th->regs.lr || (got && newest == th->regs.lr))
+		return 0;
+	if (flags & GCSWALK_WALK_LR)
+		return 1;
+	return t->arch->callee_pushes && gw_leaf_caller(t, s, th, newest);
+}
+
+/*
+ * The GCS walk: PC, maybe LR, then the entries from GCSPR up, read in
  * one go bounded by the GCS region and by the frame limit.
  */
 static int walk_gcs(struct gcswalk_target *t, struct gw_thread *th, unsigned flags,
-		    struct gcswalk_walk *w, size_t max)
+		    gcswalk_symbolizer *sym, struct gcswalk_walk *w, size_t max)
 {
 	const struct gw_arch *arch = t->arch;
 	uint64_t lo, hi, gcspr = th->gcs.gcspr, *entries = NULL;
@@ -102,7 +119,7 @@ static int walk_gcs(struct gcswalk_target *t, struct gw_thread *th, unsigned fla
 
 	w->frames[k++] = (struct gcswalk_frame){ GCSWALK_FRAME_PC, GCSWALK_SOURCE_GCS,
 						 th->regs.pc, 0 };
-	if ((flags & GCSWALK_WALK_LR) && th->regs.lr && (got == 0 || entries[0] != th->regs.lr))
+	if (want_lr(t, th, flags, sym, entries, got))
 		w->frames[k++] = (struct gcswalk_frame){ GCSWALK_FRAME_LR, GCSWALK_SOURCE_GCS,
 							 th->regs.lr, 0 };
 	w->final = GCSWALK_END;
@@ -142,8 +159,9 @@ static int walk_gcs(struct gcswalk_target *t, struct gw_thread *th, unsigned fla
 	}
 	free(stack);
 	/* Entries that run out at the end of the region with no terminator
-	 * (a stack from map_shadow_stack without a marker) end the chain:
-	 * the frame limit check above fires first when it is longer. */
+	 * (a stack from map_shadow_stack without a marker; every riscv
+	 * shadow stack) end the chain: the frame limit check above fires
+	 * first when it is longer. */
 	free(entries);
 	if (k > max) {
 		k = max;
@@ -193,7 +211,7 @@ int gcswalk_walk_begin(gcswalk_walk **out, gcswalk_target *t, size_t index,
 		return gw_fail(t, GCSWALK_E_NOMEM, "out of memory");
 	switch (opts->method) {
 	case GCSWALK_METHOD_GCS:
-		ret = walk_gcs(t, th, opts->flags, w, max);
+		ret = walk_gcs(t, th, opts->flags, opts->symbolizer, w, max);
 		break;
 	case GCSWALK_METHOD_FP:
 	case GCSWALK_METHOD_CFI:

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "chain-text.h"
 
@@ -221,4 +222,50 @@ int count_open_fds(void)
 		n += de->d_name[0] != '.';
 	closedir(d);
 	return n - 1;           /* the directory's own descriptor */
+}
+
+int chains_match_text(gcswalk_target *t, gcswalk_symbolizer *sym, const char *expect,
+		      const char *exe, const char *what, struct text *why)
+{
+	size_t n, i;
+	int *tids = text_tids(expect, &n), ok = n > 0;
+
+	for (i = 0; i < n; i++) {
+		struct text got = { NULL, 0, 0 };
+		char *want = text_block(expect, tids[i]);
+
+		walk_text(&got, t, sym, tids[i], NULL, exe, 0);
+		if (!want || !got.s || strcmp(want, got.s) != 0) {
+			text_printf(why, "%s: thread %d differs; expected:\n%s# got:\n%s", what, tids[i],
+				    want ? want : "", got.s ? got.s : "");
+			ok = 0;
+		}
+		free(want);
+		text_free(&got);
+	}
+	free(tids);
+	return ok;
+}
+
+char *read_until_ready(int fd, char **all)
+{
+	struct text t = { NULL, 0, 0 };
+	char buf[4096];
+	ssize_t r;
+
+	text_printf(&t, "%s", "");
+	while ((r = read(fd, buf, sizeof(buf))) > 0) {
+		text_printf(&t, "%.*s", (int)r, buf);
+		if (t.s && strstr(t.s, "ready\n"))
+			break;
+	}
+	if (!t.s || !strstr(t.s, "ready\n")) {
+		if (all)
+			*all = t.s;
+		else
+			free(t.s);
+		return NULL;
+	}
+	*strstr(t.s, "ready\n") = '\0';
+	return t.s;
 }

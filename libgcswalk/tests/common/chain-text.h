@@ -32,6 +32,17 @@ void chain_text(struct text *out, gcswalk_symbolizer *sym, const struct gcswalk_
 int walk_text(struct text *out, gcswalk_target *t, gcswalk_symbolizer *sym, int tid,
 	      const struct gcswalk_walk_options *opts, const char *exe, int full);
 
+/* Whether every thread of EXPECT walked in T (symbolised by SYM, frames
+ * of module EXE) equals its block of EXPECT. For those that differ, WHY
+ * gets "WHAT: thread N differs; expected: ... got: ..." lines. */
+int chains_match_text(gcswalk_target *t, gcswalk_symbolizer *sym, const char *expect,
+		      const char *exe, const char *what, struct text *why);
+
+/* What a test target prints on FD up to "ready\n" (its expected chains),
+ * malloc'd without that line; NULL if FD ends first (ALL then gets what
+ * came, if not NULL: the caller frees it). */
+char *read_until_ready(int fd, char **all);
+
 /* The block of EXPECT that starts with "thread TID\n", up to the next
  * "thread " line or the end: a malloc'd string, or NULL. */
 char *text_block(const char *expect, int tid);
