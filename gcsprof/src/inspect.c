@@ -3,7 +3,9 @@
  * gcsprof inspect CORE: every thread's chain from its GCS, symbolised with
  * source lines; the fatal signal; and a cross-check of each thread's
  * stack (link register, frame records) against its GCS, reporting where
- * they disagree: the stack was overwritten there.
+ * they disagree: the stack was overwritten there. The shadow stack and the
+ * register a refused return used go by their architecture's names (arm64:
+ * GCS, the link register; riscv64: Zicfiss, t0).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -175,11 +177,13 @@ static void print_chain(FILE *f, gcswalk_symbolizer *sym, const struct gcswalk_f
 }
 
 /* A thread's chain as printed: the frames and the number each code frame
- * is shown with (#0 the PC). */
+ * is shown with (#0 the PC); and the words for its architecture. */
 struct chain {
 	const struct gcswalk_frame *frames;
 	const size_t *numbers;
 	size_t n;
+	const char *ss;         /* the shadow stack: "GCS", "shadow stack" */
+	const char *ret_reg;    /* the register a checked return used */
 };
 
 /* The frame numbers of the GCS entry at SLOT (the caller) and of the code
@@ -231,23 +235,23 @@ static void print_record_claim(FILE *f, gcswalk_target *t, gcswalk_symbolizer *s
 			fprintf(f, "  STACK CORRUPTION: ");
 		fprintf(f, "its frame record at 0x%016" PRIx64 " links to 0x%016" PRIx64
 			   ", below it, where no older frame of this stack can be (the heap or other "
-			   "data): its saved frame pointer was overwritten; the GCS has the older frames\n",
-			ck->record, rec[0]);
+			   "data): its saved frame pointer was overwritten; the %s has the older frames\n",
+			ck->record, rec[0], c->ss);
 		return;
 	}
 	if (known)
 		fprintf(f, "  STACK CORRUPTION in frame #%zu (%s): its frame record at 0x%016" PRIx64
-			   " holds return address 0x%016" PRIx64 ", but the GCS says %s returns to 0x%016"
+			   " holds return address 0x%016" PRIx64 ", but the %s says %s returns to 0x%016"
 			   PRIx64 " (%s, frame #%zu): the stack is overwritten there (%zu sound record%s"
 			   " below it)\n",
-			owner, frame_name(sym, c, oi), ck->record, ck->return_address,
+			owner, frame_name(sym, c, oi), ck->record, ck->return_address, c->ss,
 			frame_name(sym, c, oi), c->frames[ci].address, frame_name(sym, c, ci), caller,
 			sound, sound == 1 ? "" : "s");
 	else
 		fprintf(f, "  STACK CORRUPTION: the frame record at 0x%016" PRIx64
-			   " holds return address 0x%016" PRIx64 ", which is not on the GCS: the stack "
+			   " holds return address 0x%016" PRIx64 ", which is not on the %s: the stack "
 			   "is overwritten there (%zu sound record%s below it)\n",
-			ck->record, ck->return_address, sound, sound == 1 ? "" : "s");
+			ck->record, ck->return_address, c->ss, sound, sound == 1 ? "" : "s");
 }
 
 /*
@@ -274,11 +278,11 @@ static void print_register_claim(FILE *f, gcswalk_symbolizer *sym, const struct 
 		/* Where the forged return would have gone, if that is code. */
 		const char *to = short_name(sym, chk->return_address, 0);
 
-		fprintf(f, "  STACK CORRUPTION in frame #%zu (%s): the link register holds 0x%016" PRIx64
-			   "%s%s%s but the GCS says %s returns to 0x%016" PRIx64 " (%s, frame #%zu)\n",
-			c->numbers[pc], frame_name(sym, c, pc), chk->return_address,
+		fprintf(f, "  STACK CORRUPTION in frame #%zu (%s): %s holds 0x%016" PRIx64
+			   "%s%s%s but the %s says %s returns to 0x%016" PRIx64 " (%s, frame #%zu)\n",
+			c->numbers[pc], frame_name(sym, c, pc), c->ret_reg, chk->return_address,
 			strcmp(to, "??") ? " (" : "", strcmp(to, "??") ? to : "",
-			strcmp(to, "??") ? ")" : "", frame_name(sym, c, pc), c->frames[ret].address,
+			strcmp(to, "??") ? ")" : "", c->ss, frame_name(sym, c, pc), c->frames[ret].address,
 			frame_name(sym, c, ret), c->numbers[ret]);
 	} else if (chk->verdict == GCSWALK_REGISTER_FP_NOT_RECORD) {
 		fprintf(f, "  %sframe #%zu (%s): the frame pointer 0x%016" PRIx64
@@ -340,9 +344,9 @@ static int check_thread(FILE *f, gcswalk_target *t, size_t i, gcswalk_symbolizer
 			bad = 1;
 		}
 	}
-	fprintf(f, "  stack: %zu frame record%s agree%s with the GCS",
+	fprintf(f, "  stack: %zu frame record%s agree%s with the %s",
 			count[GCSWALK_RECORD_MATCHES], count[GCSWALK_RECORD_MATCHES] == 1 ? "" : "s",
-			count[GCSWALK_RECORD_MATCHES] == 1 ? "s" : "");
+			count[GCSWALK_RECORD_MATCHES] == 1 ? "s" : "", c->ss);
 	if (count[GCSWALK_RECORD_UNCHECKED])
 		fprintf(f, "; %zu in signal frames (the interrupted LR) not checked",
 			count[GCSWALK_RECORD_UNCHECKED]);
@@ -350,21 +354,22 @@ static int check_thread(FILE *f, gcswalk_target *t, size_t i, gcswalk_symbolizer
 		fprintf(f, "; records past the %zuth not checked", n);
 	fputc('\n', f);
 	if (count[GCSWALK_RECORD_OLDER_THAN_GCS])
-		fprintf(f, "  note: %zu frame record%s from 0x%016" PRIx64 " up %s older than the GCS "
-			   "(GCS was enabled after %s made): the GCS cannot vouch for %s; not a sign "
+		fprintf(f, "  note: %zu frame record%s from 0x%016" PRIx64 " up %s older than the %s "
+			   "(%s%s was enabled after %s made): the %s cannot vouch for %s; not a sign "
 			   "of corruption\n",
 			count[GCSWALK_RECORD_OLDER_THAN_GCS],
 			count[GCSWALK_RECORD_OLDER_THAN_GCS] == 1 ? "" : "s", first_older,
-			count[GCSWALK_RECORD_OLDER_THAN_GCS] == 1 ? "is" : "are",
-			count[GCSWALK_RECORD_OLDER_THAN_GCS] == 1 ? "it was" : "they were",
+			count[GCSWALK_RECORD_OLDER_THAN_GCS] == 1 ? "is" : "are", c->ss,
+			strcmp(c->ss, "GCS") ? "the " : "", c->ss,
+			count[GCSWALK_RECORD_OLDER_THAN_GCS] == 1 ? "it was" : "they were", c->ss,
 			count[GCSWALK_RECORD_OLDER_THAN_GCS] == 1 ? "it" : "them");
 	if (count[GCSWALK_RECORD_OTHER_STACK])
 		fprintf(f, "  note: %zu frame record%s from 0x%016" PRIx64 " up %s on another stack "
-			   "(the thread switched stacks and GCSs): their return addresses are on the "
-			   "other GCS, not checked; not a sign of corruption\n",
+			   "(the thread switched stacks and %ss): their return addresses are on the "
+			   "other %s, not checked; not a sign of corruption\n",
 			count[GCSWALK_RECORD_OTHER_STACK],
 			count[GCSWALK_RECORD_OTHER_STACK] == 1 ? "" : "s", first_other,
-			count[GCSWALK_RECORD_OTHER_STACK] == 1 ? "is" : "are");
+			count[GCSWALK_RECORD_OTHER_STACK] == 1 ? "is" : "are", c->ss, c->ss);
 	free(checks);
 	return bad;
 }
@@ -401,6 +406,8 @@ static int inspect_run(void *p, int argc, char **argv)
 	const struct inspect_opts *o = p;
 	struct gcswalk_symbolizer_options so = GCSWALK_SYMBOLIZER_OPTIONS_INIT;
 	struct gcswalk_walk_options wo = GCSWALK_WALK_OPTIONS_INIT;
+	struct gcswalk_arch_info arch = { .size = sizeof(arch) };
+	const char *ss = "GCS", *feature = "GCS", *ret_reg = "the link register";
 	gcswalk_target *t = NULL, *symt = NULL;
 	gcswalk_symbolizer *sym = NULL;
 	struct gcswalk_frame *frames = NULL;
@@ -430,6 +437,12 @@ static int inspect_run(void *p, int argc, char **argv)
 		return ret;
 	}
 	read_fatal_signal(t, &fs);
+	if (gcswalk_target_arch(t, &arch) == GCSWALK_OK && strcmp(arch.name, "arm64") != 0) {
+		ss = "shadow stack";
+		feature = arch.shadow_stack;
+		/* GCC's riscv epilogues check the saved return in t0. */
+		ret_reg = "t0 (the return address sspopchk checked)";
+	}
 	so.sysroot = o->sysroot;
 	if (o->exe && exe_target(t, o->exe, &symt) != GCSWALK_OK)
 		gp_warn("cannot use %s for symbols", o->exe);
@@ -441,14 +454,17 @@ static int inspect_run(void *p, int argc, char **argv)
 	n = gcswalk_target_thread_count(t);
 	fprintf(out.fp, "core %s: process %d, %zu thread%s\n", argv[0], gcswalk_target_pid(t), n,
 		n == 1 ? "" : "s");
-	if (fs.found)
-		fprintf(out.fp, "fatal signal: %d (%s)%s, code %d, address 0x%" PRIx64 "\n", fs.signo,
-			signal_name(fs.signo),
-			fs.signo == SIGSEGV && fs.code == GCSWALK_SEGV_CPERR ?
-				" from a GCS check (SEGV_CPERR): a return address did not match the GCS" :
-				"",
-			fs.code, fs.addr);
+	if (fs.found) {
+		fprintf(out.fp, "fatal signal: %d (%s)", fs.signo, signal_name(fs.signo));
+		if (fs.signo == SIGSEGV && fs.code == GCSWALK_SEGV_CPERR)
+			fprintf(out.fp, " from a %s check (SEGV_CPERR): a return address did not "
+					"match the %s", feature, ss);
+		fprintf(out.fp, ", code %d, address 0x%" PRIx64 "\n", fs.code, fs.addr);
+	}
 	wo.max_frames = WALK_ALL_FRAMES;
+	/* The walk's symboliser too: where a leaf's caller is only in a
+	 * register (riscv), its CFI says so, with the sysroot's files. */
+	wo.symbolizer = sym;
 	for (i = 0; i < n; i++) {
 		struct gcswalk_thread_info info;
 		struct gcswalk_frame f;
@@ -464,7 +480,7 @@ static int inspect_run(void *p, int argc, char **argv)
 			i == 0 ? ", the one that received the signal" : "");
 		r = gcswalk_walk_begin(&w, t, i, &wo);
 		if (r < 0) {
-			fprintf(out.fp, "  no GCS chain: %s (%s)\n", gcswalk_strerror(r),
+			fprintf(out.fp, "  no %s chain: %s (%s)\n", feature, gcswalk_strerror(r),
 				gcswalk_target_errmsg(t));
 			continue;
 		}
@@ -492,13 +508,13 @@ static int inspect_run(void *p, int argc, char **argv)
 			fprintf(out.fp, "  ... the chain goes deeper than %zu frames\n",
 				(size_t)WALK_ALL_FRAMES);
 		gcswalk_walk_free(w);
-		chain = (struct chain){ frames, numbers, nframes };
+		chain = (struct chain){ frames, numbers, nframes, ss, ret_reg };
 		corrupt |= check_thread(out.fp, t, i, sym, &chain);
 	}
 	if (corrupt)
-		fprintf(out.fp, "\nverdict: STACK CORRUPTION (above). The chains come from the GCS, "
+		fprintf(out.fp, "\nverdict: STACK CORRUPTION (above). The chains come from the %s, "
 				"which the overwritten stack cannot change: they are the true call "
-				"chains.\n");
+				"chains.\n", ss);
 	else
 		fprintf(out.fp, "\nverdict: no stack corruption found\n");
 done_out:

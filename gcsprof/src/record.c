@@ -40,7 +40,8 @@ static const struct gp_option record_options[] = {
 	  "sample threads without GCS with a fallback unwinder (labelled)", 0, 0,
 	  GP_NAMES(rec_fallback_names) },
 	{ "gcs-tunable", 0, GP_OPT_STRING, OPT(gcs_tunable), NULL,
-	  "glibc.cpu.aarch64_gcs for a launched command (default 2)", 0, 0,
+	  "glibc.cpu.aarch64_gcs for a launched command (riscv64: GCSPROF_SHADOW_STACK, "
+	  "with libgcsprof-shstk.so preloaded; default 2)", 0, 0,
 	  GP_NAMES(tunable_choices) },
 	{ "method", 0, GP_OPT_CHOICE, OPT(method), NULL,
 	  "perf: the kernel's GCS call chains, target never stopped; ptrace: stop and walk each "
@@ -189,6 +190,7 @@ static int record_setup(struct recorder *r, int argc, char **argv, pid_t *pid,
 			sigset_t *old_mask)
 {
 	const struct record_opts *o = r->o;
+	struct gcswalk_arch_info arch = { .size = sizeof(arch) };
 	const char *event = NULL;
 	char *command;
 	int ret;
@@ -202,13 +204,14 @@ static int record_setup(struct recorder *r, int argc, char **argv, pid_t *pid,
 				o->mmap_pages);
 	if (o->pid && (ret = parse_pid(o->pid, pid)) != 0)
 		return ret;
-#if !defined(__aarch64__)
-	return gp_error(GP_EXIT_UNSUPPORTED,
-			"record: recording needs an arm64 system with GCS (this is not arm64)");
-#endif
+	if (gcswalk_system_arch(&arch) != GCSWALK_OK)
+		return gp_error(GP_EXIT_UNSUPPORTED, "record: recording needs an arm64 system with "
+				"GCS or a riscv64 one with Zicfiss (this is neither)");
 	if (gcswalk_system_gcs() != GCSWALK_OK && o->fallback == REC_FALLBACK_NONE)
-		return gp_error(GP_EXIT_KERNEL_NO_GCS,
-				"record: this CPU or kernel has no GCS (no HWCAP_GCS in AT_HWCAP)");
+		return gp_error(GP_EXIT_KERNEL_NO_GCS, "record: this CPU or kernel has no %s (%s)",
+				arch.shadow_stack, strcmp(arch.name, "arm64") == 0 ?
+					"no HWCAP_GCS in AT_HWCAP" :
+					"the kernel gives no shadow stack to user space");
 	ret = choose_method(o, &r->method, &event);
 	if (ret)
 		return ret;

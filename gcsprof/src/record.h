@@ -33,7 +33,7 @@ struct record_opts {
 	int wall;
 	const char *pid;
 	int fallback;             /* enum rec_fallback */
-	const char *gcs_tunable;  /* value for glibc.cpu.aarch64_gcs */
+	const char *gcs_tunable;  /* glibc.cpu.aarch64_gcs, GCSPROF_SHADOW_STACK (riscv64) */
 	int method;               /* enum rec_method_ask */
 	unsigned mmap_pages;      /* perf: ring pages per CPU, 0: the default */
 	int quiet;
@@ -213,6 +213,22 @@ void rec_detach_all(struct recorder *r);
 /* record_start.c: launching a command, attaching to a process */
 int rec_attach_pid(struct recorder *r, pid_t pid);
 int rec_check_target_gcs(struct recorder *r, pid_t pid);
+
+/* record_env.c: the environment a launched command gets for
+ * --gcs-tunable (arm64: GLIBC_TUNABLES; riscv64: the preloaded
+ * libgcsprof-shstk.so and GCSPROF_SHADOW_STACK), made in the parent,
+ * applied in the child; and the words for a process without a shadow
+ * stack: its name ("GCS", "Zicfiss") and how to start one with it. */
+struct rec_env {
+	const char *name[2];
+	char *value[2];
+	size_t n;
+};
+int rec_env_for_command(struct rec_env *e, const char *tunable);
+void rec_env_apply(const struct rec_env *e);
+void rec_env_free(struct rec_env *e);
+const char *rec_shadow_stack_name(void);
+const char *rec_shadow_stack_hint(void);
 int rec_launch(struct recorder *r, char **argv, const sigset_t *old_mask);
 /* Fork the command, held before its exec until *RELEASE_FD is closed. */
 int rec_spawn(struct recorder *r, char **argv, const sigset_t *old_mask, int *release_fd);

@@ -133,7 +133,9 @@ int rec_perf_usable(const char **why, const char **event)
 		*why = CALLCHAIN_GCS_OFF;
 		return GP_EXIT_UNSUPPORTED;
 	default:
-		*why = "this kernel takes no call chains from the GCS (no kernel.perf_callchain_gcs)";
+		snprintf(msg, sizeof(msg), "this kernel takes no call chains from the %s (no "
+			 "kernel.perf_callchain_gcs)", rec_shadow_stack_name());
+		*why = msg;
 		return GP_EXIT_UNSUPPORTED;
 	}
 	/* The same event on ourselves: permission, PMU, the GCSPR register. */
@@ -328,9 +330,8 @@ static int perf_attach(struct recorder *r, pid_t pid)
 	if (r->o->fallback == REC_FALLBACK_NONE && !rec_region_start(t, GCSWALK_REGION_GCS)) {
 		gcswalk_target_close(t);
 		return gp_error(GP_EXIT_TARGET_NO_GCS,
-				"process %d runs without GCS: start it with "
-				"GLIBC_TUNABLES=glibc.cpu.aarch64_gcs=3 (or a GCS-marked build), or use "
-				"--fallback fp", (int)pid);
+				"process %d runs without %s: start it with %s, or use --fallback fp",
+				(int)pid, rec_shadow_stack_name(), rec_shadow_stack_hint());
 	}
 	p = perf_process(r, pid);
 	ret = p ? 0 : gp_error(GP_EXIT_SYSTEM, "out of memory");

@@ -219,6 +219,10 @@ static char frame_kind(const struct gcswalk_frame *f)
 		return f->source == GCSWALK_SOURCE_GCS ? GP_FRAME_RETURN : GP_FRAME_FALLBACK;
 	case GCSWALK_FRAME_SIGRETURN:
 		return GP_FRAME_SIGRETURN;
+	case GCSWALK_FRAME_LR:
+		/* A caller only in the link register (riscv's leaves: the walk
+		 * yields it only when the CFI says it is one). */
+		return GP_FRAME_RETURN;
 	default:
 		return 0;      /* caps, terminator, unreadable, invalid: not code */
 	}
@@ -249,10 +253,10 @@ void rec_report_no_gcs(const struct recorder *r)
 				p->name ? p->name : "?", gcswalk_strerror(p->nogcs_why),
 				rec_fallback_names[r->o->fallback]);
 		else
-			gp_warn("process %d (%s) ran without GCS (%s): its samples were skipped; run "
-				"it with GLIBC_TUNABLES=glibc.cpu.aarch64_gcs=3 (or build it with GCS "
-				"marking), or use --fallback fp", (int)p->pid, p->name ? p->name : "?",
-				gcswalk_strerror(p->nogcs_why));
+			gp_warn("process %d (%s) ran without %s (%s): its samples were skipped; run "
+				"it with %s, or use --fallback fp", (int)p->pid, p->name ? p->name : "?",
+				rec_shadow_stack_name(), gcswalk_strerror(p->nogcs_why),
+				rec_shadow_stack_hint());
 	}
 }
 

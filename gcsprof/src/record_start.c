@@ -116,46 +116,33 @@ int rec_check_target_gcs(struct recorder *r, pid_t pid)
 	if (!any && r->o->fallback == REC_FALLBACK_NONE) {
 		rec_detach_all(r);
 		return gp_error(GP_EXIT_TARGET_NO_GCS,
-				"process %d runs without GCS: start it with "
-				"GLIBC_TUNABLES=glibc.cpu.aarch64_gcs=3 (or a GCS-marked build), or use "
-				"--fallback fp", (int)pid);
+				"process %d runs without %s: start it with %s, or use --fallback fp",
+				(int)pid, rec_shadow_stack_name(), rec_shadow_stack_hint());
 	}
 	return 0;
-}
-
-/* The GLIBC_TUNABLES value a launched command gets. NULL: leave as is. */
-static char *tunables_for_command(const char *value)
-{
-	const char *cur = getenv("GLIBC_TUNABLES");
-	char *s;
-
-	if (cur && strstr(cur, "glibc.cpu.aarch64_gcs"))
-		return NULL;             /* the user chose */
-	if (asprintf(&s, "%s%sglibc.cpu.aarch64_gcs=%s", cur ? cur : "", cur && *cur ? ":" : "",
-		     value) < 0)
-		return NULL;
-	return s;
 }
 
 int rec_spawn(struct recorder *r, char **argv, const sigset_t *old_mask, int *release_fd)
 {
 	int sync_pipe[2], err_pipe[2];
-	char *tunables = tunables_for_command(r->o->gcs_tunable);
+	struct rec_env env;
 	pid_t pid;
 
+	if (rec_env_for_command(&env, r->o->gcs_tunable))
+		return GP_EXIT_SYSTEM;
 	if (pipe2(sync_pipe, O_CLOEXEC) != 0) {
-		free(tunables);
+		rec_env_free(&env);
 		return gp_error(GP_EXIT_SYSTEM, "pipe: %s", strerror(errno));
 	}
 	if (pipe2(err_pipe, O_CLOEXEC) != 0) {
 		close(sync_pipe[0]);
 		close(sync_pipe[1]);
-		free(tunables);
+		rec_env_free(&env);
 		return gp_error(GP_EXIT_SYSTEM, "pipe: %s", strerror(errno));
 	}
 	pid = fork();
 	if (pid < 0) {
-		free(tunables);
+		rec_env_free(&env);
 		return gp_error(GP_EXIT_SYSTEM, "fork: %s", strerror(errno));
 	}
 	if (pid == 0) {
@@ -164,8 +151,7 @@ int rec_spawn(struct recorder *r, char **argv, const sigset_t *old_mask, int *re
 
 		close(sync_pipe[1]);
 		close(err_pipe[0]);
-		if (tunables)
-			(void)setenv("GLIBC_TUNABLES", tunables, 1);
+		rec_env_apply(&env);
 		(void)sigprocmask(SIG_SETMASK, old_mask, NULL);
 		/* Wait until the parent is ready for us (it closes its end). */
 		while (read(sync_pipe[0], &c, 1) < 0 && errno == EINTR)
@@ -176,7 +162,7 @@ int rec_spawn(struct recorder *r, char **argv, const sigset_t *old_mask, int *re
 			_exit(GP_EXIT_EXEC);
 		_exit(e == ENOENT ? GP_EXIT_EXEC : 126);
 	}
-	free(tunables);
+	rec_env_free(&env);
 	close(sync_pipe[0]);
 	close(err_pipe[1]);
 	r->child = pid;
