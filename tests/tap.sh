@@ -96,7 +96,8 @@ first_core() {
 # into /share/root (at their paths and at the files they link to), so that
 # a host reading cores and profiles made here has the guest's own copies.
 share_libc() {
-	for tap_f in /lib/ld-linux-aarch64.so.1 /lib/aarch64-linux-gnu/libc.so.6; do
+	for tap_f in /lib/ld-linux-aarch64.so.1 /lib/aarch64-linux-gnu/libc.so.6 \
+		/lib/ld-linux-riscv64-lp64d.so.1 /lib/riscv64-linux-gnu/libc.so.6; do
 		[ -e "$tap_f" ] || continue
 		tap_r=$(readlink -f "$tap_f")
 		mkdir -p "/share/root$(dirname "$tap_f")" "/share/root$(dirname "$tap_r")"

@@ -15,7 +15,8 @@ RETURNS = (L.FRAME_RETURN, L.FRAME_SIGRETURN, L.FRAME_LR)
 _NOTES = {
     L.FRAME_SIGRETURN: "the signal handler returns here (signal trampoline)",
     L.FRAME_INTERRUPTED_PC: "interrupted here by the signal",
-    L.FRAME_LR: "the link register (not on the GCS: unverified)",
+    L.FRAME_LR: "the link register: the caller of a function that pushed nothing (riscv64's "
+                "leaves), not on the shadow stack",
 }
 
 

@@ -3,11 +3,11 @@
 (gdb.GdbError): no Python traceback, whatever goes wrong."""
 import gdb
 
+from . import arch as A
 from . import chain
 from . import library as L
 from . import verify as V
 from .framefilter import GcsFrameFilter
-from .inferior import core_segment, gcs_mapping
 from .library import GcsError
 from .symbols import Symbolizer
 from .walk import ALL_FRAMES, SourceTarget, ThreadState, walk_selected
@@ -42,15 +42,19 @@ def _library():
 
 
 class GcsPrefix(gdb.Command):
-    """Commands on the arm64 Guarded Control Stack (GCS), through libgcswalk.
+    """Commands on shadow stacks, through libgcswalk: arm64's Guarded Control
+Stack (GCS) and riscv64's Zicfiss shadow stack, as the program's
+architecture has (live processes and cores, in the guest's GDB or in
+gdb-multiarch).
 
-The GCS holds the return address of every active call, pushed by the CPU:
-a call chain that neither frame pointers nor unwind tables give, and that
-an overwritten stack cannot change.
+The shadow stack holds the return address of every active call: a call
+chain that neither frame pointers nor unwind tables give, and that an
+overwritten stack cannot change. (On riscv64 a function pushes its own
+return address, so a leaf's caller, in ra, is shown from the CFI.)
 
   gcs backtrace [N] [-full]   the selected thread's chain from the GCS (alias: gcs bt)
   gcs verify                  GDB's own unwind against the GCS ($_gcs_verify)
-  gcs status                  the thread's GCS state: features, GCSPR, depth, mapping
+  gcs status                  the thread's GCS state: features, GCSPR (ssp), depth, mapping
   set gcs library PATH        the libgcswalk shared library to use"""
 
     def __init__(self):
@@ -74,7 +78,8 @@ def _parse_bt_args(arg):
 
 
 class GcsBacktrace(gdb.Command):
-    """Print the selected thread's call chain from its GCS, newest first.
+    """Print the selected thread's call chain from its GCS (arm64) or Zicfiss
+shadow stack (riscv64), newest first.
 
 Usage: gcs backtrace [N] [-full]     (alias: gcs bt)
 
@@ -101,8 +106,9 @@ N shows the newest N frames only, and says how many more there are.
         lib = _library()
         state, frames, status = walk_selected(lib)
         n = len(chain.code_frames(frames))
-        gdb.write("%s: %d frame%s from the GCS at 0x%016x (%s)\n" % (
-            state.label, n, "" if n == 1 else "s", state.gcs[2], state.gcs_from))
+        gdb.write("%s: %d frame%s from %s at 0x%016x (%s)\n" % (
+            state.label, n, "" if n == 1 else "s", state.arch.stack, state.gcs[2],
+            state.gcs_from))
         hint = "gcs bt %d" % limit if limit else "gcs bt N"
         for line in chain.lines(frames, Symbolizer(), limit, full, hint):
             gdb.write(line + "\n")
@@ -111,7 +117,8 @@ N shows the newest N frames only, and says how many more there are.
 
 
 class GcsVerify(gdb.Command):
-    """Check GDB's own unwind of the selected thread against its GCS.
+    """Check GDB's own unwind of the selected thread against its GCS (arm64) or
+Zicfiss shadow stack (riscv64).
 
 Usage: gcs verify
 
@@ -141,25 +148,27 @@ where they part; -1 when there is no verdict (no GCS, no process)."""
             gdb.write(line + "\n")
 
 
-def _features(bits):
-    names = [n for b, n in ((L.GCS_ENABLE, "enable"), (L.GCS_WRITE, "write"),
-                            (L.GCS_PUSH, "push")) if bits & b]
-    rest = bits & ~(L.GCS_ENABLE | L.GCS_WRITE | L.GCS_PUSH)
-    if rest:
-        names.append("0x%x" % rest)
+def _features(bits, arch):
+    names = [n for b, n in arch.modes if bits & b]
+    known = 0
+    for b, _ in arch.modes:
+        known |= b
+    if bits & ~known:
+        names.append("0x%x" % (bits & ~known))
     return ", ".join(names) if names else "none"
 
 
 class GcsStatus(gdb.Command):
-    """Show the selected thread's GCS state.
+    """Show the selected thread's GCS (arm64) or Zicfiss (riscv64) state.
 
 Usage: gcs status
 
-The features enabled and locked (enable, write, push), GCSPR (the newest
-entry), the depth of the chain, and the GCS mapping; one line when GCS is
-not enabled in the thread. On a core, or in a GDB
-that shows no GCS registers, the state comes from the core's NT_ARM_GCS
-note."""
+The features enabled and locked (arm64: enable, write, push; riscv64:
+enable and Zicfilp's landing pads), GCSPR or ssp (the newest entry), the
+depth of the chain, and the shadow stack's mapping; one line when it is
+not enabled in the thread. On a core, or in a GDB that shows no GCS
+registers, the state comes from the core's note (NT_ARM_GCS,
+NT_RISCV_USER_CFI); for a live riscv64 thread from its regset."""
 
     def __init__(self):
         super().__init__("gcs status", gdb.COMMAND_STACK, gdb.COMPLETE_NONE)
@@ -175,30 +184,29 @@ note."""
         state = ThreadState(lib)
         if state.gcs is None:
             state.require_gcs()
+        a = state.arch
         enabled, locked, gcspr = state.gcs
         if not enabled & L.GCS_ENABLE:
             # One line, as every command says it: there is no GCS to show.
-            gdb.write("GCS of %s (from %s): not enabled (features_enabled 0x%x, locked 0x%x: "
-                      "%s): the thread runs without a Guarded Control Stack\n" % (
-                          state.label, state.gcs_from, enabled, locked, _features(locked)))
+            gdb.write("%s of %s (from %s): not enabled (features_enabled 0x%x, locked 0x%x: "
+                      "%s): the thread runs without %s\n" % (
+                          a.feature, state.label, state.gcs_from, enabled, locked,
+                          _features(locked, a),
+                          "a Guarded Control Stack" if a is A.ARM64 else "a shadow stack"))
             return
         yes = lambda bit: "yes" if enabled & bit else "no"
-        out = ["GCS of %s (from %s):" % (state.label, state.gcs_from),
+        out = ["%s of %s (from %s):" % (a.feature, state.label, state.gcs_from),
                "  enabled   %s (features_enabled 0x%x: %s)" % (yes(L.GCS_ENABLE), enabled,
-                                                              _features(enabled)),
-               "  locked    0x%x (%s)" % (locked, _features(locked)),
-               "  push      %s" % yes(L.GCS_PUSH),
-               "  write     %s" % yes(L.GCS_WRITE),
-               "  GCSPR     0x%016x" % gcspr]
+                                                              _features(enabled, a)),
+               "  locked    0x%x (%s)" % (locked, _features(locked, a))]
+        out += ["  %-9s %s" % (name, yes(bit)) for bit, name in a.modes[1:][::-1]]
+        out.append("  %-9s 0x%016x" % (a.pointer, gcspr))
         with SourceTarget(lib, state) as target:
             frames, _ = target.walk()
         returns = sum(1 for f in frames if f[0] in (L.FRAME_RETURN, L.FRAME_SIGRETURN))
-        out.append("  depth     %d frames (%d return addresses on the GCS)"
-                   % (len(chain.code_frames(frames)), returns))
-        if state.core:
-            mapping = state.core.gcs_region or core_segment(gcspr)
-        else:
-            mapping = gcs_mapping(gcspr)
+        out.append("  depth     %d frames (%d return addresses on %s)"
+                   % (len(chain.code_frames(frames)), returns, a.stack))
+        mapping = state.region()
         if mapping:
             out.append("  mapping   0x%016x-0x%016x (%d KiB)" % (
                 mapping[0], mapping[1], (mapping[1] - mapping[0]) // 1024))

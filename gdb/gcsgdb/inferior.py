@@ -3,10 +3,12 @@
 its process's memory. GDB owns ptrace (or the core file), so everything
 libgcswalk reads goes through GDB."""
 import ctypes
+import os
 import re
 
 import gdb
 
+from . import arch as A
 from . import library as L
 from .library import GcsError
 
@@ -26,14 +28,12 @@ def thread_label(thread):
 
 
 def newest_frame():
+    """The newest frame and its Arch (arm64 or riscv64), or GcsError."""
     try:
         frame = gdb.newest_frame()
     except gdb.error as e:
         raise GcsError("no registers for this thread: %s" % _one_line(e))
-    arch = frame.architecture().name()
-    if not arch.startswith("aarch64"):
-        raise GcsError("no GCS in the target: it is %s, not arm64" % arch)
-    return frame
+    return frame, A.of_frame(frame)
 
 
 def read_register(frame, name):
@@ -46,18 +46,21 @@ def read_register(frame, name):
         return None
 
 
-def registers(frame):
+def registers(frame, arch):
     regs = {}
-    for key, name in (("pc", "pc"), ("lr", "x30"), ("sp", "sp"), ("fp", "x29")):
+    for key, name in (("pc", "pc"), ("lr", arch.lr), ("sp", "sp"), ("fp", arch.fp)):
         regs[key] = read_register(frame, name)
         if regs[key] is None:
             raise GcsError("GDB gives no %s for this thread" % name)
     return regs
 
 
-def gcs_registers(frame):
+def gcs_registers(frame, arch):
     """(features_enabled, features_locked, gcspr) from GDB's own GCS
-    registers (GDB 17 and later, on a kernel with GCS), else None."""
+    registers (GDB 17 and later, on a kernel with GCS), else None (and
+    always on riscv64: GDB has no register for its shadow stack)."""
+    if arch is not A.ARM64:
+        return None
     gcspr = read_register(frame, "gcspr")
     enabled = read_register(frame, "gcs_features_enabled")
     if gcspr is None or enabled is None:
@@ -140,9 +143,9 @@ def core_segment(gcspr):
     return None
 
 
-def gdb_frames(limit):
-    """GDB's unwind, newest first, inline frames left out: [(pc, x29 in
-    that frame or None)], and why it stopped."""
+def gdb_frames(limit, fp="x29"):
+    """GDB's unwind, newest first, inline frames left out: [(pc, the frame
+    pointer FP in that frame or None)], and why it stopped."""
     out = []
     try:
         frame = gdb.newest_frame()
@@ -152,7 +155,7 @@ def gdb_frames(limit):
     while frame is not None and len(out) < limit:
         try:
             if frame.type() != gdb.INLINE_FRAME:
-                out.append((frame.pc() & 0xFFFFFFFFFFFFFFFF, read_register(frame, "x29")))
+                out.append((frame.pc() & 0xFFFFFFFFFFFFFFFF, read_register(frame, fp)))
             older = frame.older()
             if older is None:
                 code = frame.unwind_stop_reason()
@@ -208,3 +211,31 @@ def make_reader():
 def _one_line(e):
     text = str(e).strip()
     return text.splitlines()[0] if text else e.__class__.__name__
+
+
+_MAPPING_LINE = re.compile(r"^\s*(0x[0-9a-f]+)\s+(0x[0-9a-f]+)\s+0x[0-9a-f]+\s+(0x[0-9a-f]+)"
+                           r"(?:\s+[rwxsp-]{4})?\s+(/\S.*)$")
+
+
+def file_mappings():
+    """[(start, end, offset, path)] of the files GDB says the process (or
+    core) maps, each path under GDB's sysroot where the file is there (a
+    core read on another machine); [] when GDB has none."""
+    try:
+        text = gdb.execute("info proc mappings", to_string=True)
+    except gdb.error:
+        return []
+    sysroot = gdb.parameter("sysroot") or ""
+    if sysroot.startswith("target:"):
+        sysroot = sysroot[len("target:"):]
+    out = []
+    for line in text.splitlines():
+        match = _MAPPING_LINE.match(line)
+        if not match:
+            continue
+        path = match.group(4).strip()
+        if sysroot and os.path.exists(sysroot + path):
+            path = sysroot + path
+        out.append((int(match.group(1), 16), int(match.group(2), 16),
+                    int(match.group(3), 16), path))
+    return out

@@ -47,6 +47,8 @@ FRAME_INVALID = 9
 FRAME_INTERRUPTED_PC = 10
 
 GCS_ENABLE, GCS_WRITE, GCS_PUSH = 1, 2, 4
+LANDING_PADS = 1 << 16          # riscv64's Zicfilp (1.2)
+ATTACH_STOPPED = 1
 
 RECORD_MATCHES, RECORD_UNCHECKED, RECORD_MISMATCH = 1, 2, 3
 RECORD_OLDER_THAN_GCS, RECORD_OTHER_STACK, RECORD_BAD_LINK = 4, 5, 6
@@ -88,7 +90,10 @@ class Source(ctypes.Structure):
     _fields_ = [("size", size_t), ("pid", ctypes.c_int), ("read", READ_FN),
                 ("data", ctypes.c_void_p),
                 ("threads", ctypes.POINTER(SourceThread)), ("thread_count", size_t),
-                ("mappings", ctypes.POINTER(Mapping)), ("mapping_count", size_t)]
+                ("mappings", ctypes.POINTER(Mapping)), ("mapping_count", size_t),
+                # 1.2: the registers' ELF machine (0: arm64). A 1.1 library
+                # takes the larger struct while this is 0.
+                ("machine", ctypes.c_uint)]
 
 
 class Frame(ctypes.Structure):
@@ -151,6 +156,8 @@ _OPTIONAL = {
     "gcswalk_target_region_count": (size_t, [P]),
     "gcswalk_target_region": (ctypes.c_int, [P, size_t, ctypes.POINTER(Region)]),
     "gcswalk_target_fatal_signal": (ctypes.c_int, [P, ctypes.POINTER(SignalInfo)]),
+    "gcswalk_target_open_pid": (ctypes.c_int, [PP, ctypes.c_int, ctypes.c_uint, ctypes.c_uint,
+                                               ERRMSG]),
 }
 
 

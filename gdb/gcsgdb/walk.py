@@ -1,13 +1,18 @@
 # SPDX-License-Identifier: MIT
-"""A walk of the selected thread's GCS through libgcswalk's caller-supplied
-source: the registers GDB shows, and a memory reader that reads through
-GDB. Where this GDB has no GCS registers (gdb-multiarch 13, or GDB 18 on a
-core whose registers it does not show), the GCS state comes from the
-core's NT_ARM_GCS note, read by libgcswalk. A chain that ends at the top
-of a GCS the thread switched to goes on on the GCS it left (switch.py)."""
+"""A walk of the selected thread's shadow stack (arm64's GCS, riscv64's
+Zicfiss) through libgcswalk's caller-supplied source: the registers GDB
+shows, and a memory reader that reads through GDB. Where this GDB has no
+GCS registers (gdb-multiarch 13, GDB 18 on a core whose registers it does
+not show, and always on riscv64), the state comes from the core's note
+(NT_ARM_GCS, NT_RISCV_USER_CFI), read by libgcswalk, or for a live riscv64
+thread from its regset, which libgcswalk reads from GDB's own process (GDB
+is the tracer; nothing is attached or resumed). A chain that ends at the
+top of a GCS the thread switched to goes on on the GCS it left
+(switch.py: arm64's cap tokens)."""
 import copy
 import ctypes
 
+from . import arch as A
 from . import chain
 from . import inferior
 from . import library as L
@@ -62,6 +67,32 @@ class CoreNote:
                     self.gcs_region = (r.start, r.end)
 
 
+def live_regset(lib, pid, tid):
+    """(features_enabled, features_locked, pointer) of live thread TID of
+    PID from its regset, which libgcswalk reads with ptrace from this
+    process, GDB's, the tracer that holds the thread stopped; None when
+    the kernel gives none (or this libgcswalk cannot)."""
+    if not lib.opt_target_open_pid:
+        return None
+    target = ctypes.c_void_p()
+    msg = ctypes.c_void_p()
+    ret = lib.opt_target_open_pid(ctypes.byref(target), pid, L.ATTACH_STOPPED, 0,
+                                  ctypes.byref(msg))
+    lib.take_errmsg(msg)
+    if ret < 0:
+        return None
+    try:
+        index = lib.target_thread_index(target, tid)
+        info = L.ThreadInfo()
+        if index < 0 or lib.target_thread(target, index, ctypes.byref(info)) != L.OK:
+            return None
+        if not info.have_gcs:
+            return None
+        return (info.gcs.features_enabled, info.gcs.features_locked, info.gcs.gcspr)
+    finally:
+        lib.target_close(target)
+
+
 class ThreadState:
     """The selected thread as libgcswalk will see it."""
 
@@ -70,12 +101,15 @@ class ThreadState:
         self.label = inferior.thread_label(self.thread)
         pid, lwp, _ = self.thread.ptid
         self.pid, self.tid = pid, lwp or pid
-        frame = inferior.newest_frame()
-        self.regs = inferior.registers(frame)
+        frame, self.arch = inferior.newest_frame()
+        self.regs = inferior.registers(frame, self.arch)
         self.core_path = inferior.core_file()
         self.core = None
-        self.gcs = inferior.gcs_registers(frame)
+        self.gcs = inferior.gcs_registers(frame, self.arch)
         self.gcs_from = "GDB's registers"
+        if self.gcs is None and not self.core_path:
+            self.gcs = live_regset(lib, self.pid, self.tid)
+            self.gcs_from = "the thread's %s regset" % self.arch.note
         if self.core_path:
             try:
                 self.core = CoreNote(lib, self.core_path, self.tid)
@@ -84,18 +118,35 @@ class ThreadState:
                     raise
                 return  # GDB's registers suffice; the note only adds to them
             if self.gcs is None:
-                self.gcs, self.gcs_from = self.core.gcs, "the core's NT_ARM_GCS note"
+                self.gcs, self.gcs_from = self.core.gcs, "the core's %s note" % self.arch.note
+
+    def region(self):
+        """(start, end) of the mapping (core: the segment) that holds the
+        thread's shadow stack, or None when GDB does not know it."""
+        if self.core:
+            return self.core.gcs_region or inferior.core_segment(self.gcs[2])
+        return inferior.gcs_mapping(self.gcs[2])
 
     def require_gcs(self):
         """Raise the one-line reason when this thread has no GCS to walk."""
+        a = self.arch
         if self.gcs is None:
             if self.core_path:
-                raise GcsError("no GCS in the target: the core has no NT_ARM_GCS note for %s "
-                               "(a kernel or CPU without GCS)" % self.label)
+                raise GcsError("no %s in the target: the core has no %s note for %s "
+                               "(a kernel or CPU without %s)" % (a.feature, a.note, self.label,
+                                                                 a.feature))
+            if a is not A.ARM64:
+                raise GcsError("no %s in the target: the kernel gives no %s regset for %s "
+                               "(a kernel or CPU without %s)" % (a.feature, a.note, self.label,
+                                                                 a.feature))
             raise GcsError("no GCS in the target: GDB shows no $gcspr for %s "
                            "(a kernel or CPU without GCS, or a GDB before 17: "
                            "see docs/gdb.md)" % self.label)
         if not self.gcs[0] & L.GCS_ENABLE:
+            if a is not A.ARM64:
+                raise GcsError("%s is not enabled in %s (features_enabled 0x%x): the program "
+                               "runs without a shadow stack" % (a.feature, self.label,
+                                                                self.gcs[0]))
             raise GcsError("GCS is not enabled in %s (gcs_features_enabled 0x%x): the program "
                            "runs without a Guarded Control Stack" % (self.label, self.gcs[0]))
 
@@ -122,6 +173,18 @@ class SourceTarget:
         src.threads = ctypes.cast(self._threads, ctypes.POINTER(L.SourceThread))
         src.thread_count = 1
         src.mappings, src.mapping_count = None, 0
+        src.machine = state.arch.machine
+        if state.arch is not A.ARM64:
+            # The files mapped: libgcswalk's CFI says where a leaf's
+            # caller is only in ra (its LR frame).
+            maps = inferior.file_mappings()
+            self._paths = [m[3].encode() for m in maps]
+            self._maps = (L.Mapping * max(len(maps), 1))()
+            for i, (start, end, offset, _) in enumerate(maps):
+                self._maps[i].start, self._maps[i].end = start, end
+                self._maps[i].offset, self._maps[i].path = offset, self._paths[i]
+            src.mappings = ctypes.cast(self._maps, ctypes.POINTER(L.Mapping))
+            src.mapping_count = len(maps)
         self.handle = ctypes.c_void_p()
         msg = ctypes.c_void_p()
         ret = lib.target_open_source(ctypes.byref(self.handle), ctypes.byref(src),
@@ -184,14 +247,14 @@ def follow_switches(lib, state, target, frames, records=None):
     """FRAMES (TARGET's walk of STATE's thread) followed back through the
     GCS switches the thread made (switch.py); RECORDS: TARGET's
     verify_records(), when the caller has them."""
-    if not frames or frames[-1][0] != L.FRAME_TERMINATOR:
+    if state.arch is not A.ARM64 or not frames or frames[-1][0] != L.FRAME_TERMINATOR:
         return frames
     if records is None:
         records = target.verify_records()
     hints = [r[1] for r in records or [] if r[2] == L.RECORD_OTHER_STACK]
     # GDB's frames past the GCS's end: calls made before a switch.
     depth = len(chain.code_frames(frames))
-    ours, _ = inferior.gdb_frames(depth + switch.MAX_GDB_HINTS)
+    ours, _ = inferior.gdb_frames(depth + switch.MAX_GDB_HINTS, state.arch.fp)
     hints += [pc for pc, _ in ours[depth:]]
     if not hints:
         return frames
@@ -220,4 +283,15 @@ def walk_selected(lib):
     with SourceTarget(lib, state) as target:
         frames, status = target.walk()
         frames = follow_switches(lib, state, target, frames)
-    return state, frames, status
+    return state, ended_at_mapping(state, frames), status
+
+
+def ended_at_mapping(state, frames):
+    """FRAMES without a last unreadable slot at the very end of the shadow
+    stack's mapping: riscv64's shadow stacks have no top marker and end
+    there (a core walk ends at its segment's end likewise)."""
+    if state.arch is not A.ARM64 and frames and frames[-1][0] == L.FRAME_UNREADABLE:
+        region = state.region()
+        if region and frames[-1][2] == region[1]:
+            return frames[:-1]
+    return frames

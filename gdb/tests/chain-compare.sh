@@ -12,6 +12,9 @@
 #                         for frame, file and line included
 #   nogcs_core_commands   GDB arguments: each gcs command between markers
 #   nogcs_core_checks OUT their output on a core without GCS: one line each
+#   compare_with_inspect NAME EXE CORE GDB_OUTPUT
+#                         in the guest: the gcs bt of GDB_OUTPUT against
+#                         gcsprof inspect of CORE, frame for frame (TAP)
 frames_of() {
 	sed -n 's/^  #[0-9]* *0x[0-9a-f]* \([^ +]*\).*/\1/p' "$1" | tr '\n' ' '
 }
@@ -52,3 +55,17 @@ nogcs_core_checks() { # nogcs_core_checks OUT
 nogcs_core_commands='-ex "echo ==bt==\n" -ex "gcs bt" -ex "echo ==verify==\n" -ex "gcs verify"'
 nogcs_core_commands="$nogcs_core_commands"' -ex "echo ==status==\n" -ex "gcs status"'
 nogcs_core_commands="$nogcs_core_commands"' -ex "echo ==end==\n" -ex "p \$_gcs_verify"'
+
+# A core of EXE, compared with gcsprof inspect frame for frame.
+compare_with_inspect() { # compare_with_inspect NAME EXE CORE GDB_OUTPUT
+	gcsprof inspect "$3" >"$1.inspect.txt" 2>&1
+	chains_of "$4" >"$1.gdb.chains"
+	chains_of "$1.inspect.txt" >"$1.inspect.chains"
+	n=$(wc -l <"$1.gdb.chains")
+	if cmp -s "$1.gdb.chains" "$1.inspect.chains" && [ "$n" -gt 0 ]; then
+		ok "$1: gcs bt equals gcsprof inspect, frame for frame ($n lines)"
+	else
+		not_ok "$1: gcs bt equals gcsprof inspect, frame for frame"
+		diff "$1.gdb.chains" "$1.inspect.chains" | head -n 20 | show
+	fi
+}

@@ -175,20 +175,6 @@ t_signal() {
 	no_traceback signal.txt
 }
 
-# A core of CORE's program, compared with gcsprof inspect frame for frame.
-compare_with_inspect() { # compare_with_inspect NAME EXE CORE GDB_OUTPUT
-	gcsprof inspect "$3" >"$1.inspect.txt" 2>&1
-	chains_of "$4" >"$1.gdb.chains"
-	chains_of "$1.inspect.txt" >"$1.inspect.chains"
-	n=$(wc -l <"$1.gdb.chains")
-	if cmp -s "$1.gdb.chains" "$1.inspect.chains" && [ "$n" -gt 0 ]; then
-		ok "$1: gcs bt equals gcsprof inspect, frame for frame ($n lines)"
-	else
-		not_ok "$1: gcs bt equals gcsprof inspect, frame for frame"
-		diff "$1.gdb.chains" "$1.inspect.chains" | head -n 20 | show
-	fi
-}
-
 t_threads() {
 	rm -f core core.*
 	GLIBC_TUNABLES=$GCS3 $T/gcsprof-threads 60 3 >/dev/null &
