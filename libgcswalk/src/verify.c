@@ -196,6 +196,25 @@ static int bad_link(gcswalk_target *t, uint64_t last)
 
 
 /*
+ * Where not every function keeps a frame pointer (riscv: sid's glibc is
+ * built without, and s0 is then a register like the others), the thread's
+ * frame pointer starts a chain of records only when it can be one: above
+ * the stack pointer, on the same stack. A PC in such a function can find
+ * s0 holding its data (a pointer to a global, say): no record to check.
+ * Frame pointers (arm64's x29) are kept everywhere else.
+ */
+#define VERIFY_FP_REACH ((uint64_t)8 << 20)
+
+static int fp_starts_chain(const gcswalk_target *t, const struct gw_thread *th)
+{
+	uint64_t fp = th->regs.fp, sp = th->regs.sp;
+
+	if (!t->arch->callee_pushes)
+		return 1;
+	return fp > sp && fp - sp < VERIFY_FP_REACH;
+}
+
+/*
  * A thread that died of a GCS check fault was refused a return: the
  * register the check compared (the link register a RET used; riscv's t0
  * of `sspopchk t0`) is not the newest GCS entry, and the frame pointer,
@@ -259,7 +278,9 @@ int gcswalk_verify(gcswalk_target *t, size_t index, struct gcswalk_record_check 
 		gcs[ng++] = f;
 	nsf = find_sigframes(t, gcs, ng, sf, VERIFY_GCS_FRAMES / 4);
 	/* One more record than fits, to know whether there were more. */
-	fp_final = gw_unwind_fp(t, &t->threads[index], fp, max + 1, &nfp);
+	fp_final = GCSWALK_END;
+	if (fp_starts_chain(t, &t->threads[index]))
+		fp_final = gw_unwind_fp(t, &t->threads[index], fp, max + 1, &nfp);
 	s = (struct verify_state){ t, gcs, ng, sf, nsf, info.sp };
 	k = judge_gcs_fault(t, index, &info, gcs, ng, checks, max);
 	n = judge_records(&s, fp, nfp, checks + k, max - k, &used, &pos);

@@ -28,8 +28,9 @@ static int check_gcs(struct gcswalk_target *t, struct gw_thread *th)
 		return gw_fail(t, t->be->no_gcs_status, "thread %d: no %s state (%s)",
 			       (int)th->tid, t->arch->note_name, t->be->no_gcs_detail);
 	if (!(th->gcs.features_enabled & GCSWALK_GCS_ENABLE))
-		return gw_fail(t, GCSWALK_E_GCS_DISABLED, "thread %d: GCS is off (features %#llx)",
-			       (int)th->tid, (unsigned long long)th->gcs.features_enabled);
+		return gw_fail(t, GCSWALK_E_GCS_DISABLED, "thread %d: %s is off (features %#llx)",
+			       (int)th->tid, t->arch->feature,
+			       (unsigned long long)th->gcs.features_enabled);
 	return GCSWALK_OK;
 }
 
