@@ -33,8 +33,25 @@
  * Enable GCS for the calling thread with an inline system call: no
  * function may return after this into a frame made before it (its return
  * address is on no GCS), so the caller must never return. Returns the
- * prctl result.
+ * prctl result. (On riscv64: its shadow stack, the same prctl, by ecall.)
  */
+#if defined(__riscv)
+static inline __attribute__((always_inline)) long enable_gcs_inline(void)
+{
+	register long a0 __asm__("a0") = PR_SET_SHADOW_STACK_STATUS;
+	register long a1 __asm__("a1") = PR_SHADOW_STACK_ENABLE;
+	register long a2 __asm__("a2") = 0;
+	register long a3 __asm__("a3") = 0;
+	register long a4 __asm__("a4") = 0;
+	register long a7 __asm__("a7") = 167; /* __NR_prctl */
+
+	__asm__ volatile("ecall"
+			 : "+r"(a0)
+			 : "r"(a1), "r"(a2), "r"(a3), "r"(a4), "r"(a7)
+			 : "memory");
+	return a0;
+}
+#else
 static inline __attribute__((always_inline)) long enable_gcs_inline(void)
 {
 	register long x0 __asm__("x0") = PR_SET_SHADOW_STACK_STATUS;
@@ -50,5 +67,6 @@ static inline __attribute__((always_inline)) long enable_gcs_inline(void)
 			 : "memory");
 	return x0;
 }
+#endif
 
 #endif
