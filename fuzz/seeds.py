@@ -6,10 +6,13 @@
 Writes into OUT/<harness>/:
   core/         each core whole, and a shrunk copy (small-*): the same
                 notes, only the pages around each thread's stack pointer
-                and GCS pointer kept as PT_LOAD segments
+                and GCS pointer kept as PT_LOAD segments (arm64 and riscv64
+                cores alike: the registers and shadow-stack notes are read
+                by the core's ELF machine)
   core-notes/   each core's PT_NOTE segment
-  core-memory/  per thread: the registers and GCS state as the harness's
-                header, then its stack and GCS pages (core-memory-fuzz.c)
+  core-memory/  per arm64 thread: the registers and GCS state as the
+                harness's header, then its stack and GCS pages
+                (core-memory-fuzz.c, which builds arm64 cores)
   profile/      each profile whole, and a shrunk copy (the first samples)
   build-id/     each ELF file cut after its notes (no section headers)
   proc/         the /proc files in DIR (fuzz/proc-capture.sh), each after
@@ -24,7 +27,8 @@ import struct
 import sys
 
 PT_LOAD, PT_NOTE = 1, 4
-NT_PRSTATUS, NT_ARM_GCS = 1, 0x410
+NT_PRSTATUS, NT_ARM_GCS, NT_RISCV_USER_CFI = 1, 0x410, 0x903
+EM_AARCH64, EM_RISCV = 183, 243
 STACK_KEEP, GCS_KEEP = 16384, 8192
 PAGE = 4096
 
@@ -52,16 +56,24 @@ def notes(seg):
         off = end
 
 
-def threads(note_seg):
-    """Per thread: dict of pc, lr, sp, fp, x0-x3, and gcspr/features if any."""
+def threads(note_seg, machine):
+    """Per thread: dict of pc, lr, sp, fp, x0-x3, and gcspr/features if any,
+    from arm64's or riscv64's notes."""
     out = []
     for name, ntype, desc in notes(note_seg):
-        if name == b"CORE" and ntype == NT_PRSTATUS and len(desc) >= 112 + 34 * 8:
+        if name == b"CORE" and ntype == NT_PRSTATUS and machine == EM_RISCV \
+                and len(desc) >= 112 + 32 * 8:
+            r = struct.unpack_from("<32Q", desc, 112)    # pc, then x1..x31
+            out.append({"pc": r[0], "lr": r[1], "sp": r[2], "fp": r[8], "x": r[10:14],
+                        "gcspr": 0, "features": 0})
+        elif name == b"CORE" and ntype == NT_PRSTATUS and len(desc) >= 112 + 34 * 8:
             r = struct.unpack_from("<34Q", desc, 112)
             out.append({"pc": r[32], "lr": r[30], "sp": r[31], "fp": r[29], "x": r[0:4],
                         "gcspr": 0, "features": 0})
         elif name == b"LINUX" and ntype == NT_ARM_GCS and len(desc) >= 24 and out:
             out[-1]["features"], _, out[-1]["gcspr"] = struct.unpack_from("<3Q", desc, 0)
+        elif name == b"LINUX" and ntype == NT_RISCV_USER_CFI and len(desc) >= 16 and out:
+            out[-1]["features"], out[-1]["gcspr"] = struct.unpack_from("<2Q", desc, 0)
     return out
 
 
@@ -70,12 +82,13 @@ class Core:
         with open(path, "rb") as f:
             self.data = f.read()
         self.ph = phdrs(self.data)
+        self.machine, = struct.unpack_from("<H", self.data, 18)
         note = [p for p in self.ph if p[0] == PT_NOTE]
         if not note:
             raise ValueError(path + ": no PT_NOTE")
         self.notes = self.data[note[0][2]:note[0][2] + note[0][5]]
         self.loads = [p for p in self.ph if p[0] == PT_LOAD]
-        self.threads = threads(self.notes)
+        self.threads = threads(self.notes, self.machine)
 
     def window(self, addr, keep):
         """(vaddr, bytes) from the page of ADDR, at most KEEP bytes, or None."""
@@ -88,12 +101,13 @@ class Core:
         return None
 
 
-def elf_core(note_seg, segs):
-    """A core file: ELF header, PT_NOTE, PT_LOADs for SEGS [(vaddr, bytes)]."""
+def elf_core(note_seg, segs, machine):
+    """A core file of MACHINE: ELF header, PT_NOTE, PT_LOADs for SEGS
+    [(vaddr, bytes)]."""
     phnum = 1 + len(segs)
     off = 64 + 56 * phnum
     eh = (b"\x7fELF\x02\x01\x01" + b"\0" * 9 +
-          struct.pack("<HHIQQQIHHHHHH", 4, 183, 1, 0, 64, 0, 0, 64, 56, phnum, 0, 0, 0))
+          struct.pack("<HHIQQQIHHHHHH", 4, machine, 1, 0, 64, 0, 0, 64, 56, phnum, 0, 0, 0))
     ph = [struct.pack("<IIQQQQQQ", PT_NOTE, 0, off, 0, 0, len(note_seg), 0, 4)]
     body = [note_seg]
     off += len(note_seg)
@@ -138,13 +152,13 @@ def core_seeds(out, path):
         stack = c.window(t["sp"], STACK_KEEP)
         gcs = c.window(t["gcspr"], GCS_KEEP) if t["gcspr"] else None
         windows += [w for w in (stack, gcs) if w]
-        if i < 4:
+        if i < 4 and c.machine == EM_AARCH64:
             sdata = stack[1] if stack else b""
             gdata = gcs[1] if gcs else b""
             head = struct.pack("<11Q", t["pc"], t["lr"], t["sp"], t["fp"], t["gcspr"],
                                t["features"], len(sdata), *t["x"])
             write(out, "core-memory", "small-%s-thread%d" % (base, i), head + sdata + gdata)
-    write(out, "core", "small-" + base + ".core", elf_core(c.notes, merge(windows)))
+    write(out, "core", "small-" + base + ".core", elf_core(c.notes, merge(windows), c.machine))
 
 
 def profile_seeds(out, path, keep=40):
