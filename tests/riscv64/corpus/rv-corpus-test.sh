@@ -1,8 +1,8 @@
 #!/bin/sh
 # gcsprof inspect on healthy riscv64 cores, in the riscv guest, TAP: the
 # inspect corpus's healthy programs (tests/corpus/healthy, which say what
-# each does) built for the Zicfiss shadow stack, and a riscv stack switch
-# (ss-switch.c). Each runs to its core (its shadow stack turned on at
+# each does; gcs-switch with riscv's switch) built for the Zicfiss shadow
+# stack. Each runs to its core (its shadow stack turned on at
 # start, or by itself: enable-main, enable-thread); inspect must name no
 # corruption, and give every thread a chain from the shadow stack (but
 # enable-thread's main thread, which never turns it on).
@@ -27,7 +27,7 @@ recursion        enabler 134
 threads-syscalls enabler 134
 enable-main      self    134
 enable-thread    self    134
-ss-switch        enabler 134
+gcs-switch       enabler 134
 ucontext         enabler 134
 sigaltstack      enabler 134
 nested-signals   enabler 134
