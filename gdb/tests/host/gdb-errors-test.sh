@@ -31,8 +31,8 @@ printf 'int main(void) { return 0; }\n' >x.c
 "$cc" -g -o x x.c || exit 1
 g x86.txt -ex 'break main' -ex run -ex 'gcs bt' -ex 'gcs verify' -ex 'gcs status' ./x
 show x86.txt
-check "an x86_64 program: one line each, not arm64" \
-	one_line_each x86.txt 3 '^gcs: no GCS in the target: it is i386:x86-64, not arm64'
+check "an x86_64 program: one line each, neither arm64 nor riscv64" one_line_each x86.txt 3 \
+	'^gcs: no shadow stack in the target: it is i386:x86-64, not arm64 (GCS) or riscv64 (Zicfiss)$'
 
 g lib.txt -ex 'set gcs library /nonexistent/libgcswalk.so.1' -ex 'gcs bt' \
 	-ex 'set gcs library /bin/sh' -ex 'gcs bt' -ex 'show gcs library'
