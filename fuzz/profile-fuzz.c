@@ -43,7 +43,7 @@ static void write_all(const struct gp_model *m)
 
 	for (per_thread = 0; per_thread <= 1; per_thread++) {
 		for (i = 0; i < sizeof(writers) / sizeof(writers[0]); i++) {
-			struct gp_report_opts o = { per_thread, 20 };
+			struct gp_report_opts o = { per_thread, 20, GP_SORT_SELF, 5, 0, GP_GRAPH_NONE, NULL };
 			struct gp_out out;
 
 			if (gp_out_open(&out, "/dev/null") != 0)
