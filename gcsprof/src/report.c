@@ -191,8 +191,8 @@ static int check_views(const struct report_opts *o, int format, struct gp_report
 
 /* The profile to read and the sysroot: a bundle from gcsprof archive is
  * a folder with its profile and its files; any other folder is no profile. */
-static int locate_input(const char *path, const char **sysroot, char **bundle_profile,
-			char **bundle_root)
+static int locate_input(const char *path, const char **sysroot, char **abs_sysroot,
+			char **bundle_profile, char **bundle_root)
 {
 	struct stat st;
 
@@ -201,6 +201,15 @@ static int locate_input(const char *path, const char **sysroot, char **bundle_pr
 				errno == ENOENT ? "no such folder" : strerror(errno));
 	if (*sysroot && !S_ISDIR(st.st_mode))
 		return gp_error(GP_EXIT_INPUT, "report: --sysroot %s: not a folder", *sysroot);
+	/* Absolute: libdwfl reads a relative debug folder as relative to
+	 * each file's own folder, and would miss SYSROOT/usr/lib/debug. */
+	if (*sysroot) {
+		*abs_sysroot = realpath(*sysroot, NULL);
+		if (!*abs_sysroot)
+			return gp_error(GP_EXIT_INPUT, "report: --sysroot %s: %s", *sysroot,
+					strerror(errno));
+		*sysroot = *abs_sysroot;
+	}
 	if (strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
 		return 0;
 	if (asprintf(bundle_profile, "%s/profile", path) < 0 ||
@@ -209,8 +218,11 @@ static int locate_input(const char *path, const char **sysroot, char **bundle_pr
 	if (access(*bundle_profile, F_OK) != 0)
 		return gp_error(GP_EXIT_INPUT, "report: %s is a folder, not a profile (nor a bundle "
 				"from gcsprof archive, which would hold %s)", path, *bundle_profile);
-	if (!*sysroot)
-		*sysroot = *bundle_root;
+	/* A bundle of the profile alone has no root: its files are missing. */
+	if (!*sysroot) {
+		*abs_sysroot = realpath(*bundle_root, NULL);
+		*sysroot = *abs_sysroot ? *abs_sysroot : *bundle_root;
+	}
 	return 0;
 }
 
@@ -244,7 +256,7 @@ static int report_run(void *p, int argc, char **argv)
 {
 	const struct report_opts *o = p;
 	const char *path = argc > 0 ? argv[0] : "gcsprof.data", *sysroot = o->sysroot;
-	char *bundle_profile = NULL, *bundle_root = NULL;
+	char *bundle_profile = NULL, *bundle_root = NULL, *abs_sysroot = NULL;
 	struct gp_report_opts ro = { o->per_thread, o->top, GP_SORT_SELF, o->chains, 0,
 				     GP_GRAPH_NONE, NULL };
 	struct gp_filter_spec spec = { o->pids, o->tids, o->comms, o->time, o->focus, o->ignore,
@@ -260,7 +272,7 @@ static int report_run(void *p, int argc, char **argv)
 	if (!ret)
 		ret = gp_filter_new(&filter, &spec);
 	if (!ret)
-		ret = locate_input(path, &sysroot, &bundle_profile, &bundle_root);
+		ret = locate_input(path, &sysroot, &abs_sysroot, &bundle_profile, &bundle_root);
 	if (ret)
 		goto done;
 	/* A truncated profile is reported as far as it goes (the reader said
@@ -278,6 +290,7 @@ static int report_run(void *p, int argc, char **argv)
 		ret = GP_EXIT_TRUNCATED;
 done:
 	gp_filter_free(filter);
+	free(abs_sysroot);
 	free(bundle_profile);
 	free(bundle_root);
 	return ret;

@@ -168,7 +168,7 @@ static int print_chains(struct text_section *t)
 
 		if (!text_in_section(t, s))
 			continue;
-		k = gp_sample_stack(m, s, 0, &names);
+		k = text_frames(t, s, &names);
 		if (k == (size_t)-1)
 			goto out;
 		chains[n].text = text_chain(names, k, " -> ");
@@ -226,13 +226,12 @@ static size_t common_folder(const char *a, size_t alen, const char *b)
  * absolute paths); the object is said for functions outside the program
  * (those named [file+offset] say it already).
  */
-static char **make_labels(const struct gp_model *m)
+static int make_labels(const struct gp_model *m, char **label, char **short_label)
 {
 	struct gp_map roots = { 0 };   /* object id -> function id + 1 of its first source */
 	size_t *cut = calloc(m->nfunctions + 1, sizeof(*cut)), i;
-	char **label = calloc(m->nfunctions + 1, sizeof(*label));
 
-	for (i = 0; cut && label && i < m->nfunctions; i++) {
+	for (i = 0; cut && i < m->nfunctions; i++) {
 		const struct gp_function *fn = &m->functions[i];
 		uint64_t first;
 
@@ -248,30 +247,40 @@ static char **make_labels(const struct gp_model *m)
 		cut[first - 1] = common_folder(m->functions[first - 1].filename, cut[first - 1],
 					       fn->filename);
 	}
-	for (i = 0; cut && label && i < m->nfunctions; i++) {
+	for (i = 0; cut && i < m->nfunctions; i++) {
 		const struct gp_function *fn = &m->functions[i];
 		uint64_t first = fn->filename[0] == '/' ?
 					 gp_map_get(&roots, gp_string_id(fn->object), 0, 0) : 0;
 		const char *file = fn->filename + (first ? cut[first - 1] : 0);
 		const char *obj = strrchr(fn->object, '/');
-		int show_obj = *fn->object && !fn->in_program && fn->name[0] != '[';
+		char tail[300] = "";
 
-		if (asprintf(&label[i], "%s%s%s%s%s%s%s", fn->name, *file ? " (" : "", file,
-			     *file ? ")" : "", show_obj ? " [" : "", show_obj ? (obj ? obj + 1 : fn->object) : "",
-			     show_obj ? "]" : "") < 0) {
-			label[i] = NULL;
+		obj = obj ? obj + 1 : fn->object;
+		/* Grouped by file, the name is the file already. */
+		if (*fn->object && !fn->in_program && fn->name[0] != '[' && strcmp(fn->name, obj))
+			snprintf(tail, sizeof(tail), " [%s]", obj);
+		if (asprintf(&label[i], "%s%s%s%s%s", fn->name, *file ? " (" : "", file,
+			     *file ? ")" : "", tail) < 0 ||
+		    asprintf(&short_label[i], "%s%s", fn->name, tail) < 0)
 			break;
-		}
 	}
 	gp_map_free(&roots);
-	if (!cut || !label || i < m->nfunctions) {
-		for (i = 0; label && i < m->nfunctions; i++)
-			free(label[i]);
-		free(label);
-		label = NULL;
-	}
 	free(cut);
-	return label;
+	return cut && i == m->nfunctions ? 0 : -1;
+}
+
+size_t text_frames(const struct text_section *t, const struct gp_sample *s, const char ***names)
+{
+	uint64_t *ids;
+	size_t n = gp_sample_frames(t->m, s, &ids), i;
+
+	if (n == (size_t)-1)
+		return n;
+	*names = calloc(n + 1, sizeof(**names));
+	for (i = 0; *names && i < n; i++)
+		(*names)[i] = t->short_label[ids[i] - 1];
+	free(ids);
+	return *names ? n : (size_t)-1;
 }
 
 static void header(const struct gp_model *m, FILE *f)
@@ -329,17 +338,25 @@ static int per_thread(struct text_section *t)
 
 int gp_write_text(const struct gp_model *m, struct gp_out *out, const struct gp_report_opts *o)
 {
-	struct text_section t = { m, o, out->fp, 0, 0, make_labels(m) };
+	struct text_section t = { m, o, out->fp, 0, 0, NULL, NULL };
 	int ret = 0;
 	size_t i;
 
-	if (!t.label)
-		return gp_error(GP_EXIT_SYSTEM, "out of memory");
+	t.label = calloc(m->nfunctions + 1, sizeof(*t.label));
+	t.short_label = calloc(m->nfunctions + 1, sizeof(*t.short_label));
+	if (!t.label || !t.short_label || make_labels(m, t.label, t.short_label) != 0) {
+		ret = gp_error(GP_EXIT_SYSTEM, "out of memory");
+		goto out;
+	}
 	header(m, out->fp);
 	if (section(&t) != 0 || (o->per_thread && per_thread(&t) != 0))
 		ret = gp_error(GP_EXIT_SYSTEM, "out of memory");
-	for (i = 0; i < m->nfunctions; i++)
-		free(t.label[i]);
+out:
+	for (i = 0; i < m->nfunctions; i++) {
+		free(t.label ? t.label[i] : NULL);
+		free(t.short_label ? t.short_label[i] : NULL);
+	}
 	free(t.label);
+	free(t.short_label);
 	return ret;
 }

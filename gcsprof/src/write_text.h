@@ -16,7 +16,12 @@ struct text_section {
 	int tid;
 	uint64_t total;            /* the section's samples */
 	char **label;              /* per function: "name (file) [object]" */
+	char **short_label;        /* in chains: "name [object]" */
 };
+
+/* The frames of sample S as short labels, root first: *NAMES gets a
+ * malloc'd array. Returns the count, or (size_t)-1 for no memory. */
+size_t text_frames(const struct text_section *t, const struct gp_sample *s, const char ***names);
 
 /* Whether sample S is in section T. */
 static inline int text_in_section(const struct text_section *t, const struct gp_sample *s)

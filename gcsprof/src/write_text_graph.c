@@ -42,10 +42,10 @@ static int sample_path(const struct text_section *t, const struct gp_sample *s, 
 	if (at != (size_t)-1) {
 		if (callers)
 			for (i = at; i-- > 0;)
-				names[k++] = gp_model_function(m, ids[i])->name;
+				names[k++] = t->short_label[ids[i] - 1];
 		else
 			for (i = at + 1; i < n; i++)
-				names[k++] = gp_model_function(m, ids[i])->name;
+				names[k++] = t->short_label[ids[i] - 1];
 		if (!k)         /* nothing beyond it: the root, or the leaf */
 			names[k++] = callers ? "[root: no caller]" : "[self: no callee]";
 		p->text = text_chain(names, k, callers ? " <- " : " -> ");
