@@ -257,7 +257,7 @@ static int make_labels(const struct gp_model *m, char **label, char **short_labe
 
 		obj = obj ? obj + 1 : fn->object;
 		/* Grouped by file, the name is the file already. */
-		if (*fn->object && !fn->in_program && fn->name[0] != '[' && strcmp(fn->name, obj))
+		if (fn->object[0] == '/' && !fn->in_program && fn->name[0] != '[' && strcmp(fn->name, obj))
 			snprintf(tail, sizeof(tail), " [%s]", obj);
 		if (asprintf(&label[i], "%s%s%s%s%s", fn->name, *file ? " (" : "", file,
 			     *file ? ")" : "", tail) < 0 ||
