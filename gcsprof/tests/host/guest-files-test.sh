@@ -116,6 +116,7 @@ else
 	not_ok "vm/guest-sysroot --debug: $(tail -n 1 sysroot.log)"
 fi
 "$gp" report split.data -f folded -o /dev/null 2>nosysroot.err
+# shellcheck disable=SC2016 # the inner shell expands it
 check "without --sysroot: one line says it was recorded elsewhere, with the fix" sh -c \
 	'[ "$(wc -l <nosysroot.err)" -eq 1 ] &&
 	 grep -q "this profile was recorded on gcsprof-guest (Linux .*give --sysroot DIR" nosysroot.err'

@@ -35,9 +35,9 @@ for cmd in record report inspect status archive; do
 		| grep -v ' help$' >options.txt
 	while read -r short long; do
 		if [ "$short" = - ]; then
-			grep -q -- "\[--$long[] ]" usage.txt || missing="$missing usage:$long"
+			grep -q -- "\[--${long}[] ]" usage.txt || missing="$missing usage:$long"
 		else
-			grep -q -- "\[-$short[] ]" usage.txt || missing="$missing usage:$long"
+			grep -q -- "\[-${short}[] ]" usage.txt || missing="$missing usage:$long"
 		fi
 		grep -q "^\.B .*\\\\-\\\\-$(echo "$long" | sed 's/-/\\\\-/g')\( \|$\)" section.roff ||
 			missing="$missing man:$long"
@@ -50,6 +50,7 @@ done
 status_is 64 "help of an unknown command" "$gp" help frobnicate
 check "says so in one line" [ "$(wc -l <err.txt)" -eq 1 ]
 status_is 0 "gcsprof help" "$gp" help
+# shellcheck disable=SC2016 # the inner shell expands it
 check "names every command" sh -c 'for c in record report inspect status archive; do
 	grep -q "^  $c " out.txt || exit 1; done'
 tap_done

@@ -150,6 +150,7 @@ check "that line counts both files, names one, and says what would help" \
 	missing.text.err
 check "and it is the only line" [ "$(wc -l <missing.text.err)" -eq 1 ]
 status_is 75 "a --sysroot that does not exist" "$gp" report good.data --sysroot /nonexistent/root
+# shellcheck disable=SC2016 # the inner shell expands it
 check "is an error, in one line" sh -c '[ "$(wc -l <err.txt)" -eq 1 ] &&
 	grep -qx "gcsprof: report: --sysroot /nonexistent/root: no such folder" err.txt'
 status_is 75 "a --sysroot that is a file" "$gp" report good.data --sysroot good.data
@@ -235,6 +236,7 @@ if [ -n "$pprof_check" ]; then
 		grep -q "^comment throttled: the kernel paused sampling 3 times" out.txt &&
 		grep -q "^comment cut: 2 of 3 samples" out.txt'
 	status_is 0 "pprof: a profile without caveats has no comments" "$pprof_check" --comments g.pb.gz
+	# shellcheck disable=SC2016 # the inner shell expands it
 	check "pprof: none but the lost sample" sh -c '[ "$(wc -l <out.txt)" -eq 1 ] &&
 		grep -q "^comment not sampled: 1 sample (25.0% of the 4 due) was not taken: 1 from threads running without GCS (no-gcs; to avoid it, record with --gcs-tunable 3" out.txt'
 fi

@@ -17,7 +17,6 @@ set -u
 gp=$1 lib=$2 nm=$3 work=$4 pprof_check=${5:-}
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 . "$(dirname "$0")/../../../tests/tap.sh"
-here=$(cd "$(dirname "$0")" && pwd)
 unset DEBUGINFOD_URLS
 
 # The address of function $1 of ELF $2 loaded at $3, plus $4.
@@ -78,6 +77,7 @@ status_is 0 "--no-children" r --no-children
 check "is --sort self" sh -c "echo '$(row 1)' | grep -q ' gp_write_text '"
 status_is 64 "--children with --no-children" r --children --no-children
 status_is 0 "--top 2 --chains 1" r --top 2 --chains 1
+# shellcheck disable=SC2016 # the inner shell expands it
 check "two functions, one chain" sh -c '[ "$(grep -cE "^ +[0-9.]+% +[0-9.]+% +[0-9]+  " out.txt)" -eq 2 ] &&
 	[ "$(grep -cE "^ +[0-9.]+% +[0-9]+  .* -> " out.txt)" -eq 1 ]'
 status_is 0 "-g callee" r -g callee
@@ -172,6 +172,7 @@ status_is 69 "a malformed cpu count" "$gp" report badcpus.data
 sed 's/^host buildhost/host bad%zzhost/' views.data >badhost.data
 status_is 69 "a malformed host" "$gp" report badhost.data
 status_is 0 "from another machine, without --sysroot" "$gp" report views.data -f folded
+# shellcheck disable=SC2016 # the inner shell expands it
 check "one line says so, with the fix" sh -c '[ "$(wc -l <err.txt)" -eq 1 ] &&
 	grep -q "this profile was recorded on buildhost (Linux 6.12.0-gcs), and 2 of the 2 files it names are not here.*give --sysroot DIR, a copy of that machine.s root" err.txt'
 
@@ -210,6 +211,7 @@ for pair in svg:svg pb.gz:pprof folded:folded speedscope.json:speedscope json:fi
 	check "-o named.$ext writes $fmt" cmp -s "named.$ext" "asked.$ext"
 done
 status_is 64 "-f text -o flame.svg" r -f text -o flame.svg
+# shellcheck disable=SC2016 # the inner shell expands it
 check "refused in one line, nothing written" sh -c '[ "$(wc -l <err.txt)" -eq 1 ] && [ ! -e flame.svg ] &&
 	grep -q "names svg output, but -f text was asked" err.txt'
 status_is 0 "-f speedscope -o x.json (a JSON name fits both)" r -f speedscope -o x.json
