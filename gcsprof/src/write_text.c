@@ -208,6 +208,13 @@ static int section(struct text_section *t)
 	return ret;
 }
 
+/* A header of the system's (inlined from /usr/include, say), which is not
+ * the program's tree: it would make the common folder "/". */
+static int is_system_header(const char *path)
+{
+	return strncmp(path, "/usr/", 5) == 0 && strstr(path, "/include/") != NULL;
+}
+
 /* The length of the longest common folder of A and B ("/x/y/"). */
 static size_t common_folder(const char *a, size_t alen, const char *b)
 {
@@ -223,8 +230,9 @@ static size_t common_folder(const char *a, size_t alen, const char *b)
  * Each function's label: "name (file) [object]". Source paths are cut to
  * what follows the common folder of the sources of their file (a program's
  * own sources by their names in its tree, not the build machine's
- * absolute paths); the object is said for functions outside the program
- * (those named [file+offset] say it already).
+ * absolute paths), system headers to what follows their include folder
+ * (bits/stdlib-float.h); the object is said for functions outside the
+ * program (those named [file+offset] say it already).
  */
 static int make_labels(const struct gp_model *m, char **label, char **short_label)
 {
@@ -235,7 +243,7 @@ static int make_labels(const struct gp_model *m, char **label, char **short_labe
 		const struct gp_function *fn = &m->functions[i];
 		uint64_t first;
 
-		if (fn->filename[0] != '/')
+		if (fn->filename[0] != '/' || is_system_header(fn->filename))
 			continue;
 		first = gp_map_get(&roots, gp_string_id(fn->object), 0, 0);
 		if (!first) {
@@ -249,9 +257,13 @@ static int make_labels(const struct gp_model *m, char **label, char **short_labe
 	}
 	for (i = 0; cut && i < m->nfunctions; i++) {
 		const struct gp_function *fn = &m->functions[i];
-		uint64_t first = fn->filename[0] == '/' ?
+		const char *inc = strstr(fn->filename, "/include/");
+		uint64_t first = fn->filename[0] == '/' && !is_system_header(fn->filename) ?
 					 gp_map_get(&roots, gp_string_id(fn->object), 0, 0) : 0;
 		const char *file = fn->filename + (first ? cut[first - 1] : 0);
+
+		if (is_system_header(fn->filename) && inc)   /* as #include names it */
+			file = inc + strlen("/include/");
 		const char *obj = strrchr(fn->object, '/');
 		char tail[300] = "";
 

@@ -20,7 +20,8 @@ gcsprof report "$out/demo.data" -f svg -o "$out/demo.svg" || exit 1
 echo "flame graph: demo.svg"
 cat <<'EOF'
 
-On the host, with the guest's root as a folder (libc6-dbg names glibc's own functions):
+On the host (out: the folder vm/run --share brought these back to), with the
+guest's root as a folder (libc6-dbg in it names glibc's own functions):
   vm/guest-sysroot --debug out/root
   build/host/gcsprof/gcsprof report out/demo.data --sysroot out/root
   build/host/gcsprof/gcsprof report out/demo.data --sysroot out/root -g callee --top 5
