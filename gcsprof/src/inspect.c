@@ -424,8 +424,12 @@ static int inspect_run(void *p, int argc, char **argv)
 
 		if (ret == GCSWALK_E_IO)
 			st = GP_EXIT_INPUT;
-		ret = gp_error(st, "inspect: %s: %s (%s)", argv[0], gcswalk_strerror(ret),
-			       msg ? msg : "");
+		if (ret == GCSWALK_E_NOT_CORE && gp_looks_like_profile(argv[0]))
+			ret = gp_error(st, "inspect: %s is a gcsprof profile, not a core dump: read it "
+				       "with 'gcsprof report %s'", argv[0], argv[0]);
+		else
+			ret = gp_error(st, "inspect: %s: %s (%s)", argv[0], gcswalk_strerror(ret),
+				       msg ? msg : "");
 		free(msg);
 		return ret;
 	}
@@ -517,7 +521,7 @@ done:
 
 const struct gp_command gp_cmd_inspect = {
 	.name = "inspect",
-	.synopsis = "CORE [--exe FILE] [--sysroot DIR]",
+	.synopsis = "CORE",
 	.summary = "show every thread's call chain from a core dump's GCS and find stack corruption",
 	.options = inspect_options,
 	.noptions = sizeof(inspect_options) / sizeof(inspect_options[0]),
