@@ -92,7 +92,8 @@ kernel_distro_config() {
 	[ -f "$xz" ] || die "$xz missing (linux-config-6.12:arm64; run scripts/deps)"
 	mkdir -p "$GCSPROF_CACHE"
 	if [ ! -f "$out" ] || [ "$xz" -nt "$out" ]; then
-		xz -dc "$xz" >"$out.tmp" && mv "$out.tmp" "$out" || die "cannot unpack $xz"
+		xz -dc "$xz" >"$out.tmp" || die "cannot unpack $xz"
+		mv "$out.tmp" "$out" || die "cannot write $out"
 	fi
 	printf '%s\n' "$out"
 }
