@@ -110,6 +110,17 @@ static int archive_run(void *p, int argc, char **argv)
 	char *dir = NULL, *dst = NULL;
 	int ret;
 
+	if (strcmp(file, "-") == 0)
+		return gp_error(GP_EXIT_USAGE, "archive: give the profile's file (the bundle holds a "
+				"copy), not standard input");
+	if (o->sysroot) {
+		char *abs;
+
+		ret = gp_sysroot_resolve("archive", o->sysroot, &abs);
+		free(abs);
+		if (ret)
+			return ret;
+	}
 	ret = gp_profile_read(&raw, file);
 	if (ret == GP_EXIT_TRUNCATED)
 		gp_profile_free(&raw);
@@ -178,8 +189,19 @@ static int archive_run(void *p, int argc, char **argv)
 	if (differs)
 		gp_warn("archive: %zu file(s) differ from the ones recorded (build-id mismatch, "
 			"e.g. %s): left out", differs, differs_eg);
-	printf("%s: the profile and %zu file(s); report it anywhere with: gcsprof report %s\n",
-	       dir, copied, dir);
+	/* Only a bundle with every file reports anywhere: say what this one
+	 * holds. */
+	if (!missing && !differs)
+		printf("%s: the profile and the %zu file(s) it names; report it anywhere with: "
+		       "gcsprof report %s\n", dir, copied, dir);
+	else if (copied)
+		printf("%s: the profile and %zu of the %zu file(s) it names; gcsprof report %s names "
+		       "the frames in those, the others show as [file+offset]\n", dir, copied,
+		       copied + missing + differs, dir);
+	else
+		printf("%s: the profile alone: none of the %zu file(s) it names %s (give --sysroot "
+		       "DIR where they are), so gcsprof report %s can name no frame by these\n", dir,
+		       missing + differs, missing ? "is here" : "matches the recorded one", dir);
 	ret = fflush(stdout) == 0 ? 0 : GP_EXIT_OUTPUT;
 out:
 	free(dst);
@@ -190,7 +212,7 @@ out:
 
 const struct gp_command gp_cmd_archive = {
 	.name = "archive",
-	.synopsis = "[FILE] [-o DIR] [--sysroot DIR]",
+	.synopsis = "[FILE]",
 	.summary = "bundle a profile with the files it names, to report it on another machine",
 	.options = archive_options,
 	.noptions = sizeof(archive_options) / sizeof(archive_options[0]),

@@ -415,7 +415,7 @@ static int inspect_run(void *p, int argc, char **argv)
 	size_t frames_cap = 0, numbers_cap = 0, nframes;
 	struct fatal fs;
 	struct gp_out out;
-	char *msg = NULL;
+	char *msg = NULL, *sysroot = NULL;
 	size_t i, n;
 	int ret, corrupt = 0;
 
@@ -431,8 +431,12 @@ static int inspect_run(void *p, int argc, char **argv)
 
 		if (ret == GCSWALK_E_IO)
 			st = GP_EXIT_INPUT;
-		ret = gp_error(st, "inspect: %s: %s (%s)", argv[0], gcswalk_strerror(ret),
-			       msg ? msg : "");
+		if (ret == GCSWALK_E_NOT_CORE && gp_looks_like_profile(argv[0]))
+			ret = gp_error(st, "inspect: %s is a gcsprof profile, not a core dump: read it "
+				       "with 'gcsprof report %s'", argv[0], argv[0]);
+		else
+			ret = gp_error(st, "inspect: %s: %s (%s)", argv[0], gcswalk_strerror(ret),
+				       msg ? msg : "");
 		free(msg);
 		return ret;
 	}
@@ -443,7 +447,12 @@ static int inspect_run(void *p, int argc, char **argv)
 		/* GCC's riscv epilogues check the saved return in t0. */
 		ret_reg = "t0 (the return address sspopchk checked)";
 	}
-	so.sysroot = o->sysroot;
+	if (o->sysroot) {
+		ret = gp_sysroot_resolve("inspect", o->sysroot, &sysroot);
+		if (ret)
+			goto done;
+	}
+	so.sysroot = sysroot;
 	if (o->exe && exe_target(t, o->exe, &symt) != GCSWALK_OK)
 		gp_warn("cannot use %s for symbols", o->exe);
 	if (gcswalk_symbolizer_new(&sym, symt ? symt : t, &so) != GCSWALK_OK)
@@ -525,6 +534,7 @@ done_out:
 done:
 	free(frames);
 	free(numbers);
+	free(sysroot);
 	gcswalk_symbolizer_free(sym);
 	gcswalk_target_close(symt);
 	gcswalk_target_close(t);
@@ -533,7 +543,7 @@ done:
 
 const struct gp_command gp_cmd_inspect = {
 	.name = "inspect",
-	.synopsis = "CORE [--exe FILE] [--sysroot DIR]",
+	.synopsis = "CORE",
 	.summary = "show every thread's call chain from a core dump's GCS and find stack corruption",
 	.options = inspect_options,
 	.noptions = sizeof(inspect_options) / sizeof(inspect_options[0]),
