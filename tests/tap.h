@@ -97,6 +97,14 @@ static inline void tap_skip(const char *name, const char *why)
 	tap_print("ok %d %s # SKIP %s\n", tap.run, name, why);
 }
 
+/* For a program whose number of cases depends on what it was asked to
+ * run (its features): the header now, the plan after the cases
+ * (tap_done). */
+static inline void tap_start(void)
+{
+	tap_print("TAP version 13\n");
+}
+
 /* Skip the whole program: no plan was printed yet. */
 static inline void __attribute__((noreturn)) tap_skip_all(const char *why)
 {
@@ -112,6 +120,14 @@ static inline void __attribute__((noreturn)) tap_finish(void)
 	if (tap.failed)
 		exit(TAP_EXIT_FAIL);
 	exit(tap.passed ? TAP_EXIT_PASS : TAP_EXIT_SKIP);
+}
+
+/* The plan, after the cases (tap_start), then as tap_finish. */
+static inline void __attribute__((noreturn)) tap_done(void)
+{
+	tap.planned = tap.run;
+	tap_print("1..%d\n", tap.run);
+	tap_finish();
 }
 
 #endif /* GCSPROF_TAP_H */
