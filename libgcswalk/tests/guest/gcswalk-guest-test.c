@@ -1399,12 +1399,8 @@ static void test_system_perf(void)
 	tap_result(ok, "system: perf's GCS call chains and maximum rate as /proc/sys says");
 }
 
-/* The features, each a CTest test of its own (tests/CMakeLists.txt), so
- * that a failure names the feature; none named on the command line: all. */
-static const struct feature {
-	const char *name;
-	void (*run)(void);
-} features[] = {
+/* The features, each a CTest test of its own (tests/CMakeLists.txt). */
+static const struct tap_feature features[] = {
 	{ "self", test_self },
 	{ "live", test_live },
 	{ "live-stopped", test_live_stopped },
@@ -1413,39 +1409,6 @@ static const struct feature {
 	{ "system", test_system_perf },
 };
 #define NFEATURES (sizeof(features) / sizeof(features[0]))
-
-/* Is FEATURE named among ARGV's features (or none named: all)? */
-static int feature_requested(int argc, char **argv, const char *feature)
-{
-	int i;
-
-	for (i = 1; i < argc; i++)
-		if (strcmp(argv[i], feature) == 0)
-			return 1;
-	return argc == 1;
-}
-
-static const struct feature *feature_named(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < NFEATURES; i++)
-		if (strcmp(features[i].name, name) == 0)
-			return &features[i];
-	return NULL;
-}
-
-static int usage(void)
-{
-	size_t i;
-
-	fprintf(stderr, "usage: gcswalk-guest-test [FEATURE...] | --core-for-host DIR | "
-			"--no-gcs-cpu\nfeatures:");
-	for (i = 0; i < NFEATURES; i++)
-		fprintf(stderr, " %s", features[i].name);
-	fputc('\n', stderr);
-	return 2;
-}
 
 int main(int argc, char **argv)
 {
@@ -1458,10 +1421,12 @@ int main(int argc, char **argv)
 		no_gcs_cpu();
 	if (argc == 3 && strcmp(argv[1], "--core-for-host") == 0)
 		core_for_host(argv[2]);
-	for (i = 1; i < argc; i++)
-		if (!feature_named(argv[i]))
-			return usage();
-	self = feature_requested(argc, argv, "self");
+	if (!tap_features_known(features, NFEATURES, argc, argv)) {
+		fprintf(stderr, "usage: gcswalk-guest-test [FEATURE...] | --core-for-host DIR | "
+				"--no-gcs-cpu\n");
+		return 2;
+	}
+	self = tap_feature_requested(argc, argv, "self");
 	if (!(getauxval(AT_HWCAP) & HWCAP_GCS))
 		tap_skip_all("no HWCAP_GCS: this CPU or kernel has no GCS");
 	tap_start();
@@ -1477,7 +1442,7 @@ int main(int argc, char **argv)
 	}
 	signal(SIGALRM, on_alarm);
 	for (i = 0; i < (int)NFEATURES; i++) {
-		if (!feature_requested(argc, argv, features[i].name))
+		if (!tap_feature_requested(argc, argv, features[i].name))
 			continue;
 		if (features[i].run == test_self && ret != 0)
 			continue;     /* self walks need GCS on: said above */

@@ -911,12 +911,8 @@ static void test_crafted_cores(void)
 		test_crafted(&reference_core);
 }
 
-/* The features, each a CTest test of its own (tests/CMakeLists.txt), so
- * that a failure names the feature; none named on the command line: all. */
-static const struct feature {
-	const char *name;
-	void (*run)(void);
-} features[] = {
+/* The features, each a CTest test of its own (tests/CMakeLists.txt). */
+static const struct tap_feature features[] = {
 	{ "names", test_names },
 	{ "walk", test_walk },
 	{ "facts", test_facts_reference },
@@ -927,16 +923,6 @@ static const struct feature {
 	{ "crafted", test_crafted_cores },
 };
 #define NFEATURES (sizeof(features) / sizeof(features[0]))
-
-static int requested(int argc, char **argv, const char *name)
-{
-	int i;
-
-	for (i = 1; i < argc; i++)
-		if (strcmp(argv[i], name) == 0)
-			return 1;
-	return argc == 1;
-}
 
 /* GCSWALK_KEEP_CORE=PATH: only write the reference core there (for the
  * example test), run nothing. */
@@ -959,28 +945,19 @@ static int keep_core(const char *path)
 
 int main(int argc, char **argv)
 {
-	int fds_before = count_open_fds(), i, known;
+	int fds_before = count_open_fds();
 	char tmpl[] = "/tmp/gcswalk-synth.XXXXXX";
 	char cmd[64];
-	size_t k;
 
 	if (getenv("GCSWALK_KEEP_CORE"))
 		return keep_core(getenv("GCSWALK_KEEP_CORE"));
-	for (i = 1; i < argc; i++) {
-		for (known = 0, k = 0; k < NFEATURES; k++)
-			known |= strcmp(argv[i], features[k].name) == 0;
-		if (!known) {
-			fprintf(stderr, "gcswalk-core-synth-test: no feature %s\n", argv[i]);
-			return 2;
-		}
-	}
+	if (!tap_features_known(features, NFEATURES, argc, argv))
+		return 2;
 	dir = mkdtemp(tmpl);
 	if (!dir)
 		tap_skip_all("cannot make a temporary folder");
 	tap_start();
-	for (k = 0; k < NFEATURES; k++)
-		if (requested(argc, argv, features[k].name))
-			features[k].run();
+	tap_run_features(features, NFEATURES, argc, argv);
 	free(reference_path);
 	free(reference_core.p);
 	tap_result(fds_before >= 0 && count_open_fds() == fds_before,
