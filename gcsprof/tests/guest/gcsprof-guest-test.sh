@@ -717,7 +717,9 @@ t_perf_throttle() {
 	check "the profile counts the throttling" grep -qE '^throttle [1-9][0-9]* [0-9]+$' thr.data
 	status_is 0 "report it" gcsprof report thr.data -o thr.txt
 	check "the report's header says so" grep -q '^# throttled: the kernel paused sampling [1-9][0-9]* times' thr.txt
-	check "and so does every perf recording, throttled or not" grep -qE '^throttle [0-9]+ [0-9]+$' cut.data
+	status_is 0 "record the workload at the default rate" \
+		rec -q --gcs-tunable 3 -o plain.data -- $T/gcsprof-split 1
+	check "and so does every perf recording, throttled or not" grep -qE '^throttle [0-9]+ [0-9]+$' plain.data
 
 }
 
