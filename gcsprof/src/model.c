@@ -175,6 +175,85 @@ static const struct gp_rsymbol *vdso_symbol(const struct gp_rprofile *raw, uint6
 	return NULL;
 }
 
+/* L's lines from the symboliser's answer LOC for ADDRESS: -1 out of memory. */
+static int lines_from_symbols(struct gp_model *m, struct gp_location *l,
+			      const struct gcswalk_location *loc, uint64_t address)
+{
+	char buf[64];
+	size_t i;
+
+	l->lines = calloc(loc->nsymbols, sizeof(*l->lines));
+	if (!l->lines)
+		return -1;
+	for (i = 0; i < loc->nsymbols; i++) {
+		const struct gcswalk_symbol *sy = &loc->symbols[i];
+		const char *name = sy->function ? sy->function : sy->symbol;
+		uint64_t fid;
+
+		if (!name) {
+			snprintf(buf, sizeof(buf), "0x%" PRIx64, address);
+			name = buf;
+		}
+		fid = function_id(m, name, sy->symbol, sy->file);
+		if (!fid)
+			return -1;
+		l->lines[l->nlines++] = (struct gp_line){ fid, sy->line };
+	}
+	return 0;
+}
+
+/* The name of frame F that no symbol names, in mapping MID (1-based, 0 if
+ * none): by the vDSO's symbols (which the profile carries, the vDSO being
+ * in no file, *VS set to the one found), by its file, or by its address.
+ * The signal trampoline is named for what it is, as gdb's <signal handler
+ * called>. NULL when out of memory. */
+static char *unknown_name(const struct index *ix, const struct gp_frame *f, uint64_t mid,
+			  const struct gp_rsymbol **vs)
+{
+	const struct gp_rmapping *rm = mid ? &ix->raw->mappings[mid - 1] : NULL;
+	int is_return = f->kind != GP_FRAME_PC;
+	char *name = NULL;
+	int ok;
+
+	*vs = NULL;
+	/* A return address is looked up at its call. */
+	if (rm && strcmp(rm->path, GP_VDSO_PATH) == 0 && f->address - rm->start >= 4)
+		*vs = vdso_symbol(ix->raw, f->address - rm->start - (is_return ? 4 : 0));
+	if (f->kind == GP_FRAME_SIGRETURN)
+		ok = asprintf(&name, "[signal handler called]");
+	else if (*vs)
+		ok = asprintf(&name, "%s [vdso]", (*vs)->name);   /* as perf names it */
+	else if (rm)
+		ok = asprintf(&name, "[%s+0x%" PRIx64 "]", base_name(rm->path),
+			      f->address - rm->start + rm->offset);
+	else
+		ok = asprintf(&name, "[0x%" PRIx64 "]", f->address);
+	return ok < 0 ? NULL : name;
+}
+
+/* L's one line for frame F that no symbol names: -1 out of memory. */
+static int line_of_unknown(struct gp_model *m, struct gp_location *l, const struct gp_frame *f,
+			   uint64_t mid)
+{
+	const struct gp_rsymbol *vs;
+	char *name = unknown_name(m->index, f, mid, &vs);
+	uint64_t fid;
+
+	if (!name)
+		return -1;
+	fid = function_id(m, name, vs ? vs->name : name, "");
+	free(name);
+	if (!fid)
+		return -1;
+	l->lines = calloc(1, sizeof(*l->lines));
+	if (!l->lines)
+		return -1;
+	l->lines[l->nlines++] = (struct gp_line){ fid, 0 };
+	return 0;
+}
+
+/* The location of frame F in address space ASID, made and symbolised the
+ * first time it is seen; 0 when out of memory. */
 static uint64_t location_id(struct gp_model *m, unsigned asid, const struct gp_frame *f)
 {
 	struct index *ix = m->index;
@@ -183,8 +262,6 @@ static uint64_t location_id(struct gp_model *m, unsigned asid, const struct gp_f
 	struct gp_location *l;
 	struct space *s;
 	uint64_t id = gp_map_get(&ix->locations, asid, f->address, (uint64_t)is_return), mid;
-	char buf[64];
-	size_t i;
 
 	if (id)
 		return id;
@@ -203,73 +280,112 @@ static uint64_t location_id(struct gp_model *m, unsigned asid, const struct gp_f
 	if (s->sym)
 		(void)gcswalk_symbolize(s->sym, f->address, is_return, &loc);
 	if (loc && loc->nsymbols) {
-		l->lines = calloc(loc->nsymbols, sizeof(*l->lines));
-		if (!l->lines)
+		if (lines_from_symbols(m, l, loc, f->address) != 0)
 			return 0;
-		for (i = 0; i < loc->nsymbols; i++) {
-			const struct gcswalk_symbol *sy = &loc->symbols[i];
-			const char *name = sy->function ? sy->function : sy->symbol;
-			uint64_t fid;
-
-			if (!name) {
-				snprintf(buf, sizeof(buf), "0x%" PRIx64, f->address);
-				name = buf;
-			}
-			fid = function_id(m, name, sy->symbol, sy->file);
-			if (!fid)
-				return 0;
-			l->lines[l->nlines++] = (struct gp_line){ fid, sy->line };
-		}
 		if (mid)
 			m->mappings[mid - 1].has_functions = 1;
-	} else {
-		/* Unknown: name it by the vDSO's symbols (which the profile
-		 * carries, the vDSO being in no file), by its file, or by
-		 * its address. The signal trampoline is named for what it
-		 * is, as gdb's <signal handler called>. */
-		const struct gp_rmapping *rm = mid ? &ix->raw->mappings[mid - 1] : NULL;
-		const struct gp_rsymbol *vs = NULL;
-		char *name = NULL;
-		uint64_t fid;
-		int ok;
-
-		/* A return address is looked up at its call. */
-		if (rm && strcmp(rm->path, GP_VDSO_PATH) == 0 && f->address - rm->start >= 4)
-			vs = vdso_symbol(ix->raw, f->address - rm->start - (is_return ? 4 : 0));
-
-		if (f->kind == GP_FRAME_SIGRETURN)
-			ok = asprintf(&name, "[signal handler called]");
-		else if (vs)
-			/* As perf names it. */
-			ok = asprintf(&name, "%s [vdso]", vs->name);
-		else if (mid)
-			ok = asprintf(&name, "[%s+0x%" PRIx64 "]",
-				      base_name(ix->raw->mappings[mid - 1].path),
-				      f->address - ix->raw->mappings[mid - 1].start +
-					      ix->raw->mappings[mid - 1].offset);
-		else
-			ok = asprintf(&name, "[0x%" PRIx64 "]", f->address);
-		if (ok < 0)
-			return 0;
-		fid = function_id(m, name, vs ? vs->name : name, "");
-		free(name);
-		if (!fid)
-			return 0;
-		l->lines = calloc(1, sizeof(*l->lines));
-		if (!l->lines)
-			return 0;
-		l->lines[l->nlines++] = (struct gp_line){ fid, 0 };
-	}
+	} else if (line_of_unknown(m, l, f, mid) != 0)
+		return 0;
 	id = ++m->nlocations;
 	if (gp_map_put(&ix->locations, asid, f->address, (uint64_t)is_return, id) != 0)
 		return 0;
 	return id;
 }
 
+/* The profile's header and losses, interned: -1 out of memory. */
+static int copy_header(struct gp_model *m, const struct gp_rprofile *raw)
+{
+	size_t i;
+
+	m->hz = raw->hz;
+	m->duration_ns = raw->duration_ns;
+	m->mode = gp_model_intern(m, raw->mode ? raw->mode : "cpu");
+	m->command = gp_model_intern(m, raw->command ? raw->command : "?");
+	m->method = gp_model_intern(m, raw->method ? raw->method : "");
+	m->event = gp_model_intern(m, raw->event ? raw->event : "");
+	m->max_stack_by = gp_model_intern(m, raw->max_stack_by ? raw->max_stack_by : "");
+	if (!m->mode || !m->command || !m->method || !m->event || !m->max_stack_by)
+		return -1;
+	m->max_stack = raw->max_stack;
+	m->has_throttle = raw->has_throttle;
+	m->throttles = raw->throttles;
+	m->unthrottles = raw->unthrottles;
+	for (i = 0; i < raw->nlost; i++) {
+		m->lost[i].reason = gp_model_intern(m, raw->lost[i].reason);
+		m->lost[i].count = raw->lost[i].count;
+		m->nlost_total += raw->lost[i].count;
+		if (!m->lost[i].reason)
+			return -1;
+		m->nlost++;
+	}
+	return 0;
+}
+
+/* The profile's mappings, build-ids in hex: -1 out of memory. */
+static int copy_mappings(struct gp_model *m, const struct gp_rprofile *raw)
+{
+	size_t i, j;
+
+	for (i = 0; i < raw->nmappings; i++) {
+		const struct gp_rmapping *r = &raw->mappings[i];
+		char *hex = calloc(r->build_id_size * 2 + 1, 1);
+
+		if (!hex)
+			return -1;
+		for (j = 0; j < r->build_id_size; j++)
+			snprintf(hex + 2 * j, 3, "%02x", r->build_id[j]);
+		m->mappings[i].start = r->start;
+		m->mappings[i].limit = r->end;
+		m->mappings[i].offset = r->offset;
+		m->mappings[i].file = gp_model_intern(m, r->path);
+		m->mappings[i].build_id = gp_model_intern(m, hex);
+		free(hex);
+		if (!m->mappings[i].file || !m->mappings[i].build_id)
+			return -1;
+	}
+	m->nmappings = raw->nmappings;
+	return 0;
+}
+
+/* One sample R, its frames made locations: -1 out of memory. */
+static int copy_sample(struct gp_model *m, const struct gp_rprofile *raw,
+		       const struct gp_rsample *r)
+{
+	struct gp_sample *s = &m->samples[m->nsamples];
+	size_t j;
+
+	s->location_ids = calloc(r->nframes + 1, sizeof(*s->location_ids));
+	s->thread = gp_model_intern(m, r->thread);
+	if (!s->location_ids || !s->thread)
+		return -1;
+	m->nsamples++;
+	for (j = 0; j < r->nframes; j++) {
+		uint64_t id = location_id(m, r->asid, &raw->frames[r->first_frame + j]);
+
+		if (!id)
+			return -1;
+		s->location_ids[s->nlocations++] = id;
+	}
+	s->count = 1;
+	s->time_ns = r->time_ns;
+	s->pid = r->pid;
+	s->tid = r->tid;
+	s->state = r->state;
+	s->fallback = r->fallback;
+	s->cut = r->cut;
+	if (r->cut) {
+		m->ncut++;
+		if (r->nframes > m->cut_depth)
+			m->cut_depth = r->nframes;
+	}
+	m->total++;
+	return 0;
+}
+
 int gp_model_build(struct gp_model *m, const struct gp_rprofile *raw, const char *sysroot)
 {
 	struct index *ix;
-	size_t i, j;
+	size_t i;
 
 	memset(m, 0, sizeof(*m));
 	m->period_ns = raw->hz ? 1000000000 / raw->hz : 10101010;
@@ -282,75 +398,11 @@ int gp_model_build(struct gp_model *m, const struct gp_rprofile *raw, const char
 		goto nomem;
 	ix->raw = raw;
 	ix->sysroot = sysroot;
-	m->hz = raw->hz;
-	m->duration_ns = raw->duration_ns;
-	m->mode = gp_model_intern(m, raw->mode ? raw->mode : "cpu");
-	m->command = gp_model_intern(m, raw->command ? raw->command : "?");
-	m->method = gp_model_intern(m, raw->method ? raw->method : "");
-	m->event = gp_model_intern(m, raw->event ? raw->event : "");
-	m->max_stack_by = gp_model_intern(m, raw->max_stack_by ? raw->max_stack_by : "");
-	if (!m->mode || !m->command || !m->method || !m->event || !m->max_stack_by)
+	if (copy_header(m, raw) != 0 || copy_mappings(m, raw) != 0)
 		goto nomem;
-	m->max_stack = raw->max_stack;
-	m->has_throttle = raw->has_throttle;
-	m->throttles = raw->throttles;
-	m->unthrottles = raw->unthrottles;
-	for (i = 0; i < raw->nlost; i++) {
-		m->lost[i].reason = gp_model_intern(m, raw->lost[i].reason);
-		m->lost[i].count = raw->lost[i].count;
-		m->nlost_total += raw->lost[i].count;
-		if (!m->lost[i].reason)
+	for (i = 0; i < raw->nsamples; i++)
+		if (copy_sample(m, raw, &raw->samples[i]) != 0)
 			goto nomem;
-		m->nlost++;
-	}
-	for (i = 0; i < raw->nmappings; i++) {
-		const struct gp_rmapping *r = &raw->mappings[i];
-		char *hex = calloc(r->build_id_size * 2 + 1, 1);
-
-		if (!hex)
-			goto nomem;
-		for (j = 0; j < r->build_id_size; j++)
-			snprintf(hex + 2 * j, 3, "%02x", r->build_id[j]);
-		m->mappings[i].start = r->start;
-		m->mappings[i].limit = r->end;
-		m->mappings[i].offset = r->offset;
-		m->mappings[i].file = gp_model_intern(m, r->path);
-		m->mappings[i].build_id = gp_model_intern(m, hex);
-		free(hex);
-		if (!m->mappings[i].file || !m->mappings[i].build_id)
-			goto nomem;
-	}
-	m->nmappings = raw->nmappings;
-	for (i = 0; i < raw->nsamples; i++) {
-		const struct gp_rsample *r = &raw->samples[i];
-		struct gp_sample *s = &m->samples[i];
-
-		s->location_ids = calloc(r->nframes + 1, sizeof(*s->location_ids));
-		s->thread = gp_model_intern(m, r->thread);
-		if (!s->location_ids || !s->thread)
-			goto nomem;
-		m->nsamples++;
-		for (j = 0; j < r->nframes; j++) {
-			uint64_t id = location_id(m, r->asid, &raw->frames[r->first_frame + j]);
-
-			if (!id)
-				goto nomem;
-			s->location_ids[s->nlocations++] = id;
-		}
-		s->count = 1;
-		s->time_ns = r->time_ns;
-		s->pid = r->pid;
-		s->tid = r->tid;
-		s->state = r->state;
-		s->fallback = r->fallback;
-		s->cut = r->cut;
-		if (r->cut) {
-			m->ncut++;
-			if (r->nframes > m->cut_depth)
-				m->cut_depth = r->nframes;
-		}
-		m->total++;
-	}
 	ix->raw = NULL;      /* the model stands on its own from here */
 	return 0;
 nomem:

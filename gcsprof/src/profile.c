@@ -126,7 +126,8 @@ struct reader {
 	const char *path;
 	size_t lineno;
 	char *cursor;             /* the rest of the current line */
-	int bad;
+	int bad;                  /* 1: bad profile (said); 2: out of memory */
+	int ended;                /* the end record was read */
 };
 
 static int bad(struct reader *r, const char *what)
@@ -386,131 +387,152 @@ static int parse_vdso_symbol(struct reader *r, struct gp_rprofile *p)
 	return 0;
 }
 
-int gp_profile_read(struct gp_rprofile *p, const char *path)
+static int parse_hz(struct reader *r, struct gp_rprofile *p)
 {
-	struct reader r = { path, 0, NULL, 0 };
-	char *line = NULL, *kw;
+	uint64_t v;
+
+	if (num_field(r, 10, &v) != 0 || v == 0 || v > 100000)
+		return bad(r, "malformed hz");
+	p->hz = (unsigned)v;
+	return 0;
+}
+
+/* A string record of the header: a later one replaces an earlier one. */
+static int parse_string(struct reader *r, char **to, const char *what)
+{
+	free(*to);
+	*to = str_field(r);
+	return *to ? 0 : bad(r, what);
+}
+
+static int parse_mode(struct reader *r, struct gp_rprofile *p)
+{
+	return parse_string(r, &p->mode, "malformed mode");
+}
+
+static int parse_method(struct reader *r, struct gp_rprofile *p)
+{
+	return parse_string(r, &p->method, "malformed method");
+}
+
+static int parse_event(struct reader *r, struct gp_rprofile *p)
+{
+	return parse_string(r, &p->event, "malformed event");
+}
+
+static int parse_command(struct reader *r, struct gp_rprofile *p)
+{
+	return parse_string(r, &p->command, "malformed command");
+}
+
+static int parse_end(struct reader *r, struct gp_rprofile *p)
+{
+	uint64_t ns, nm;
+
+	r->ended = 1;
+	if (num_field(r, 10, &p->duration_ns) != 0 || num_field(r, 10, &ns) != 0 ||
+	    num_field(r, 10, &nm) != 0)
+		return bad(r, "malformed end record");
+	if (ns != p->nsamples || nm != p->nmappings)
+		return bad(r, "sample or mapping count differs from the end record");
+	return 0;
+}
+
+/* The records this version reads; others are for later versions. */
+static const struct record_kind {
+	const char *keyword;
+	int (*parse)(struct reader *r, struct gp_rprofile *p);
+} record_kinds[] = {
+	{ "sample", parse_sample },
+	{ "mapping", parse_mapping },
+	{ "lost", parse_lost },
+	{ "vdso-symbol", parse_vdso_symbol },
+	{ "max-stack", parse_max_stack },
+	{ "throttle", parse_throttle },
+	{ "hz", parse_hz },
+	{ "mode", parse_mode },
+	{ "method", parse_method },
+	{ "event", parse_event },
+	{ "command", parse_command },
+	{ "end", parse_end },
+};
+
+/* The first line: the magic word (already read as KW) and the version. */
+static int parse_magic(struct reader *r, struct gp_rprofile *p, const char *kw)
+{
+	uint64_t v;
+
+	if (strcmp(kw, GP_PROFILE_MAGIC) != 0) {
+		gp_error(GP_EXIT_BAD_PROFILE, "%s: not a gcsprof profile", r->path);
+		r->bad = 1;
+		return -1;
+	}
+	if (num_field(r, 10, &v) != 0)
+		return bad(r, "malformed version");
+	if (v != GP_PROFILE_VERSION) {
+		gp_error(GP_EXIT_BAD_PROFILE,
+			 "%s: profile format version %llu, this gcsprof reads version %d",
+			 r->path, (unsigned long long)v, GP_PROFILE_VERSION);
+		r->bad = 1;
+		return -1;
+	}
+	p->version = (unsigned)v;
+	return 0;
+}
+
+/* One line of LEN bytes with its newline; -1 stops the reading. */
+static int parse_line(struct reader *r, struct gp_rprofile *p, char *line, size_t len)
+{
+	const char *kw;
+	size_t i;
+
+	line[len - 1] = '\0';
+	if (memchr(line, '\0', len - 1))
+		return bad(r, "binary data");
+	if (r->ended)
+		return bad(r, "data after the end record");
+	r->cursor = line;
+	kw = field(r);
+	if (!kw)
+		return bad(r, "empty line");
+	if (r->lineno == 1)
+		return parse_magic(r, p, kw);
+	for (i = 0; i < sizeof(record_kinds) / sizeof(record_kinds[0]); i++)
+		if (strcmp(kw, record_kinds[i].keyword) == 0)
+			return record_kinds[i].parse(r, p);
+	return 0;
+}
+
+/* Every line of F until the end of the file, a bad line or a cut one. */
+static void parse_lines(struct reader *r, struct gp_rprofile *p, FILE *f)
+{
+	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
-	int ended = 0, ret = 0;
-	FILE *f;
 
-	memset(p, 0, sizeof(*p));
-	f = fopen(path, "r");
-	if (!f)
-		return gp_error(errno == EACCES ? GP_EXIT_PERMISSION : GP_EXIT_INPUT,
-				"cannot read profile %s: %s", path, strerror(errno));
 	while ((len = getline(&line, &cap, f)) >= 0) {
-		r.lineno++;
+		r->lineno++;
 		if (len == 0 || line[len - 1] != '\n') {
-			ended = 0;      /* a last line without its newline: cut short */
+			r->ended = 0;   /* a last line without its newline: cut short */
 			break;
 		}
-		line[len - 1] = '\0';
-		if (memchr(line, '\0', (size_t)len - 1)) {
-			bad(&r, "binary data");
-			break;
-		}
-		if (ended) {
-			bad(&r, "data after the end record");
-			break;
-		}
-		r.cursor = line;
-		kw = field(&r);
-		if (!kw) {
-			bad(&r, "empty line");
-			break;
-		}
-		if (r.lineno == 1) {
-			uint64_t v;
-
-			if (strcmp(kw, GP_PROFILE_MAGIC) != 0) {
-				gp_error(GP_EXIT_BAD_PROFILE, "%s: not a gcsprof profile", path);
-				r.bad = 1;
-				break;
-			}
-			if (num_field(&r, 10, &v) != 0) {
-				bad(&r, "malformed version");
-				break;
-			}
-			if (v != GP_PROFILE_VERSION) {
-				gp_error(GP_EXIT_BAD_PROFILE,
-					 "%s: profile format version %llu, this gcsprof reads version %d",
-					 path, (unsigned long long)v, GP_PROFILE_VERSION);
-				r.bad = 1;
-				break;
-			}
-			p->version = (unsigned)v;
-			continue;
-		}
-		if (strcmp(kw, "sample") == 0)
-			ret = parse_sample(&r, p);
-		else if (strcmp(kw, "mapping") == 0)
-			ret = parse_mapping(&r, p);
-		else if (strcmp(kw, "lost") == 0)
-			ret = parse_lost(&r, p);
-		else if (strcmp(kw, "vdso-symbol") == 0)
-			ret = parse_vdso_symbol(&r, p);
-		else if (strcmp(kw, "max-stack") == 0)
-			ret = parse_max_stack(&r, p);
-		else if (strcmp(kw, "throttle") == 0)
-			ret = parse_throttle(&r, p);
-		else if (strcmp(kw, "hz") == 0) {
-			uint64_t v;
-
-			if (num_field(&r, 10, &v) != 0 || v == 0 || v > 100000)
-				ret = bad(&r, "malformed hz");
-			p->hz = (unsigned)v;
-		} else if (strcmp(kw, "mode") == 0) {
-			free(p->mode);
-			p->mode = str_field(&r);
-			if (!p->mode)
-				ret = bad(&r, "malformed mode");
-		} else if (strcmp(kw, "method") == 0) {
-			free(p->method);
-			p->method = str_field(&r);
-			if (!p->method)
-				ret = bad(&r, "malformed method");
-		} else if (strcmp(kw, "event") == 0) {
-			free(p->event);
-			p->event = str_field(&r);
-			if (!p->event)
-				ret = bad(&r, "malformed event");
-		} else if (strcmp(kw, "command") == 0) {
-			free(p->command);
-			p->command = str_field(&r);
-			if (!p->command)
-				ret = bad(&r, "malformed command");
-		} else if (strcmp(kw, "end") == 0) {
-			uint64_t ns, nm;
-
-			if (num_field(&r, 10, &p->duration_ns) != 0 || num_field(&r, 10, &ns) != 0 ||
-			    num_field(&r, 10, &nm) != 0)
-				ret = bad(&r, "malformed end record");
-			else if (ns != p->nsamples || nm != p->nmappings)
-				ret = bad(&r, "sample or mapping count differs from the end record");
-			ended = 1;
-		} else
-			continue;       /* unknown records are for later versions */
-		if (ret != 0)
+		if (parse_line(r, p, line, (size_t)len) != 0)
 			break;
 	}
 	free(line);
-	if (ferror(f) && !r.bad) {
-		gp_error(GP_EXIT_INPUT, "cannot read profile %s: %s", path, strerror(errno));
-		fclose(f);
+}
+
+/* What the whole reading gives: the exit status, the profile kept or freed. */
+static int finish_reading(struct reader *r, struct gp_rprofile *p)
+{
+	if (r->bad) {
 		gp_profile_free(p);
-		return GP_EXIT_INPUT;
+		return r->bad == 2 ? GP_EXIT_SYSTEM : GP_EXIT_BAD_PROFILE;
 	}
-	fclose(f);
-	if (r.bad) {
+	if (r->lineno == 0 || p->version == 0) {
 		gp_profile_free(p);
-		return r.bad == 2 ? GP_EXIT_SYSTEM : GP_EXIT_BAD_PROFILE;
-	}
-	if (r.lineno == 0 || p->version == 0) {
-		gp_profile_free(p);
-		return gp_error(GP_EXIT_BAD_PROFILE, "%s: not a gcsprof profile%s", path,
-				r.lineno == 0 ? " (empty file)" : "");
+		return gp_error(GP_EXIT_BAD_PROFILE, "%s: not a gcsprof profile%s", r->path,
+				r->lineno == 0 ? " (empty file)" : "");
 	}
 	if (!p->mode)
 		p->mode = strdup("cpu");
@@ -518,16 +540,37 @@ int gp_profile_read(struct gp_rprofile *p, const char *path)
 		gp_profile_free(p);
 		return gp_error(GP_EXIT_SYSTEM, "out of memory");
 	}
-	if (!ended) {
+	if (!r->ended) {
 		/* Every complete record before the cut stays usable: what a
 		 * recorder killed mid-run or a full disk left is reported. */
 		p->truncated = 1;
 		return gp_error(GP_EXIT_TRUNCATED,
 				"%s: truncated profile (no end record after line %zu: was recording "
 				"interrupted?): using its %zu complete sample(s)",
-				path, r.lineno, p->nsamples);
+				r->path, r->lineno, p->nsamples);
 	}
 	return 0;
+}
+
+int gp_profile_read(struct gp_rprofile *p, const char *path)
+{
+	struct reader r = { .path = path };
+	FILE *f;
+
+	memset(p, 0, sizeof(*p));
+	f = fopen(path, "r");
+	if (!f)
+		return gp_error(errno == EACCES ? GP_EXIT_PERMISSION : GP_EXIT_INPUT,
+				"cannot read profile %s: %s", path, strerror(errno));
+	parse_lines(&r, p, f);
+	if (ferror(f) && !r.bad) {
+		gp_error(GP_EXIT_INPUT, "cannot read profile %s: %s", path, strerror(errno));
+		fclose(f);
+		gp_profile_free(p);
+		return GP_EXIT_INPUT;
+	}
+	fclose(f);
+	return finish_reading(&r, p);
 }
 
 void gp_profile_free(struct gp_rprofile *p)

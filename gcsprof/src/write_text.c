@@ -74,13 +74,85 @@ static char *chain_text(const char **names, size_t n)
 	return t;
 }
 
+/* Sample number I's share of each function: self for its leaf, total
+ * once for each function anywhere in its chain (LAST remembers which
+ * sample counted a function last, so that recursion counts once). */
+static void count_functions(const struct gp_model *m, size_t i, struct fn_count *fc,
+			    uint64_t *last)
+{
+	const struct gp_sample *s = &m->samples[i];
+	size_t j, k;
+
+	for (j = 0; j < s->nlocations; j++) {
+		const struct gp_location *l = &m->locations[s->location_ids[j] - 1];
+
+		for (k = 0; k < l->nlines; k++) {
+			uint64_t fid = l->lines[k].function_id;
+
+			if (j == 0 && k == 0)
+				fc[fid - 1].self += (uint64_t)s->count;
+			if (last[fid - 1] != i + 1) {
+				last[fid - 1] = i + 1;
+				fc[fid - 1].total += (uint64_t)s->count;
+			}
+		}
+	}
+}
+
+/* The top functions of FC, heaviest first. */
+static void print_functions(const struct gp_model *m, FILE *f, const struct gp_report_opts *o,
+			    struct fn_count *fc, uint64_t total)
+{
+	size_t i, shown;
+
+	qsort(fc, m->nfunctions, sizeof(*fc), by_total);
+	fprintf(f, "%8s %8s %8s  %s\n", "self%", "total%", "samples", "function");
+	for (i = 0, shown = 0; i < m->nfunctions && shown < o->top; i++) {
+		const struct gp_function *fn = gp_model_function(m, fc[i].id);
+
+		if (!fc[i].total)
+			continue;
+		shown++;
+		fprintf(f, "%7.2f%% %7.2f%% %8" PRIu64 "  %s%s%s%s\n", pct(fc[i].self, total),
+			pct(fc[i].total, total), fc[i].total, fn->name, fn->filename[0] ? " (" : "",
+			fn->filename, fn->filename[0] ? ")" : "");
+	}
+}
+
+/* Identical chains merged into one with their counts added; the number left. */
+static size_t merge_chains(struct chain *chains, size_t nchains)
+{
+	size_t i, j;
+
+	qsort(chains, nchains, sizeof(*chains), by_text);
+	for (i = 0, j = 0; i < nchains; i++) {
+		if (j && strcmp(chains[j - 1].text, chains[i].text) == 0) {
+			chains[j - 1].count += chains[i].count;
+			free(chains[i].text);
+		} else
+			chains[j++] = chains[i];
+	}
+	return j;
+}
+
+static void print_chains(FILE *f, struct chain *chains, size_t nchains, uint64_t total)
+{
+	size_t i;
+
+	qsort(chains, nchains, sizeof(*chains), by_count);
+	fprintf(f, "\nHeaviest call chains (root first):\n");
+	for (i = 0; i < nchains && i < 5; i++)
+		fprintf(f, "%7.2f%% %8" PRIu64 "  %s\n", pct(chains[i].count, total), chains[i].count,
+			chains[i].text);
+}
+
 /* The table for samples of thread TID (0: all). */
 static int section(const struct gp_model *m, FILE *f, const struct gp_report_opts *o, int tid)
 {
 	struct fn_count *fc = calloc(m->nfunctions + 1, sizeof(*fc));
 	uint64_t *last = calloc(m->nfunctions + 1, sizeof(*last));
 	struct chain *chains = calloc(m->nsamples + 1, sizeof(*chains));
-	size_t i, j, nchains = 0, shown;
+	size_t i, nchains = 0;
 	uint64_t total = 0;
 	int ret = -1;
 
@@ -97,21 +169,7 @@ static int section(const struct gp_model *m, FILE *f, const struct gp_report_opt
 		if (tid && s->tid != tid)
 			continue;
 		total += (uint64_t)s->count;
-		for (j = 0; j < s->nlocations; j++) {
-			const struct gp_location *l = &m->locations[s->location_ids[j] - 1];
-			size_t k;
-
-			for (k = 0; k < l->nlines; k++) {
-				uint64_t fid = l->lines[k].function_id;
-
-				if (j == 0 && k == 0)
-					fc[fid - 1].self += (uint64_t)s->count;
-				if (last[fid - 1] != i + 1) {
-					last[fid - 1] = i + 1;
-					fc[fid - 1].total += (uint64_t)s->count;
-				}
-			}
-		}
+		count_functions(m, i, fc, last);
 		n = gp_sample_stack(m, s, 0, &names);
 		if (n == (size_t)-1)
 			goto out;
@@ -122,33 +180,9 @@ static int section(const struct gp_model *m, FILE *f, const struct gp_report_opt
 		chains[nchains].text = t;
 		chains[nchains++].count = (uint64_t)s->count;
 	}
-	qsort(fc, m->nfunctions, sizeof(*fc), by_total);
-	fprintf(f, "%8s %8s %8s  %s\n", "self%", "total%", "samples", "function");
-	for (i = 0, shown = 0; i < m->nfunctions && shown < o->top; i++) {
-		const struct gp_function *fn = gp_model_function(m, fc[i].id);
-
-		if (!fc[i].total)
-			continue;
-		shown++;
-		fprintf(f, "%7.2f%% %7.2f%% %8" PRIu64 "  %s%s%s%s\n", pct(fc[i].self, total),
-			pct(fc[i].total, total), fc[i].total, fn->name, fn->filename[0] ? " (" : "",
-			fn->filename, fn->filename[0] ? ")" : "");
-	}
-	/* Heaviest chains: identical chains merged. */
-	qsort(chains, nchains, sizeof(*chains), by_text);
-	for (i = 0, j = 0; i < nchains; i++) {
-		if (j && strcmp(chains[j - 1].text, chains[i].text) == 0) {
-			chains[j - 1].count += chains[i].count;
-			free(chains[i].text);
-		} else
-			chains[j++] = chains[i];
-	}
-	nchains = j;
-	qsort(chains, nchains, sizeof(*chains), by_count);
-	fprintf(f, "\nHeaviest call chains (root first):\n");
-	for (i = 0; i < nchains && i < 5; i++)
-		fprintf(f, "%7.2f%% %8" PRIu64 "  %s\n", pct(chains[i].count, total), chains[i].count,
-			chains[i].text);
+	print_functions(m, f, o, fc, total);
+	nchains = merge_chains(chains, nchains);
+	print_chains(f, chains, nchains, total);
 	ret = 0;
 out:
 	for (i = 0; chains && i < nchains; i++)
