@@ -1,5 +1,5 @@
 # gcsprof_guest_test(NAME name KERNELS project reference [CPU model] [EL2]
-#                    [VMM] [MEM size] [APPEND args] [TIMEOUT s] [LABELS l...]
+#                    [VMM] [BPFTRACE] [MEM size] [APPEND args] [TIMEOUT s] [LABELS l...]
 #                    COMMAND cmd args...)
 #
 # Registers one CTest test per kernel: "<name>.<kernel>", which boots that
@@ -8,14 +8,17 @@
 # "kernel:<kernel>" and LABELS. Exit status 4 (TAP skip) counts as skipped.
 # EL2 boots the kernel at EL2 (QEMU's virtualization=on); VMM adds sid's
 # QEMU and the project kernel under /opt/vmm for a guest inside the guest
-# (vm/run --vmm).
+# (vm/run --vmm). BPFTRACE adds sid's bpftrace (vm/run --bpftrace).
 #
-# Every test of the project kernel has a twin on the debug kernel
+# Every test of the project kernel has two twins: on the debug kernel
 # (kernel/build --debug: KASAN, lockdep, UBSAN, kmemleak), "<name>.debug",
-# labelled "debug-kernel" too, with three times the time: scripts/check
-# leaves them out; `ctest -L debug-kernel` runs them.
+# labelled "debug-kernel" too, with three times the time; and on the distro
+# kernel (kernel/build --distro: the series on Debian's own config),
+# "<name>.distro", labelled "distro-kernel". scripts/check leaves both out
+# (their kernels take long to build); scripts/check-debug and
+# scripts/check-distro run them.
 function(gcsprof_guest_test)
-  cmake_parse_arguments(GT "EL2;VMM" "NAME;CPU;APPEND;TIMEOUT;MEM" "KERNELS;COMMAND;LABELS" ${ARGN})
+  cmake_parse_arguments(GT "EL2;VMM;BPFTRACE" "NAME;CPU;APPEND;TIMEOUT;MEM" "KERNELS;COMMAND;LABELS" ${ARGN})
   if(NOT GT_TIMEOUT)
     set(GT_TIMEOUT 300)
   endif()
@@ -29,6 +32,9 @@ function(gcsprof_guest_test)
   if(GT_VMM)
     list(APPEND extra --vmm)
   endif()
+  if(GT_BPFTRACE)
+    list(APPEND extra --bpftrace)
+  endif()
   if(GT_MEM)
     list(APPEND extra --mem ${GT_MEM})
   endif()
@@ -37,7 +43,7 @@ function(gcsprof_guest_test)
   endif()
   set(kernels ${GT_KERNELS})
   if("project" IN_LIST kernels)
-    list(APPEND kernels debug)
+    list(APPEND kernels debug distro)
   endif()
   foreach(kernel IN LISTS kernels)
     set(test ${GT_NAME}.${kernel})
@@ -52,6 +58,8 @@ function(gcsprof_guest_test)
       list(APPEND labels debug-kernel)
       set(boot --boot-timeout 600)
       set(boot_s 600)
+    elseif(kernel STREQUAL "distro")
+      list(APPEND labels distro-kernel)
     endif()
     add_test(NAME ${test}
       COMMAND ${GCSPROF_VM_RUN} --kernel ${kernel} ${extra} ${boot} --timeout ${timeout}

@@ -5,7 +5,8 @@
  * into the model (through libgcswalk, with the mapped files the profile
  * names), gp_model_check_files() compares those files with the recorded
  * build-ids, and every writer (text, folded, pprof, svg, speedscope, firefox; per thread and
- * not) writes the model to /dev/null. Seeds: guest-made profiles
+ * not; the text report's and the SVG's views) writes the model to /dev/null, then again
+ * after gp_model_filter() slices it. Seeds: guest-made profiles
  * (fuzz/make-seeds) and small hand-written ones in fuzz/corpus/profile.
  */
 #include <stdio.h>
@@ -36,15 +37,19 @@ static int harmless_files(const struct gp_rprofile *raw)
 	return 1;
 }
 
+/* Every writer, plain and per thread; the text report and the flame
+ * graph with their views too. */
 static void write_all(const struct gp_model *m)
 {
+	static const struct gp_report_opts views = { 1, 20, GP_SORT_TOTAL, 3, 5, GP_GRAPH_CALLEE,
+						     "." };
+	struct gp_out out;
 	size_t i;
 	int per_thread;
 
 	for (per_thread = 0; per_thread <= 1; per_thread++) {
 		for (i = 0; i < sizeof(writers) / sizeof(writers[0]); i++) {
-			struct gp_report_opts o = { per_thread, 20 };
-			struct gp_out out;
+			struct gp_report_opts o = { per_thread, 20, GP_SORT_SELF, 5, 0, GP_GRAPH_NONE, NULL };
 
 			if (gp_out_open(&out, "/dev/null") != 0)
 				return;
@@ -52,6 +57,22 @@ static void write_all(const struct gp_model *m)
 			(void)gp_out_close(&out);
 		}
 	}
+	if (gp_out_open(&out, "/dev/null") != 0)
+		return;
+	(void)gp_write_text(m, &out, &views);
+	(void)gp_write_svg(m, &out, &views);
+	(void)gp_out_close(&out);
+}
+
+/* Slice the model as report does, then write it again. */
+static void slice_and_write(struct gp_model *m)
+{
+	const struct gp_filter_spec spec = { NULL, "42,43", NULL, "0,1", ".", "zz", 1, 20 };
+	struct gp_filter *f = NULL;
+
+	if (gp_filter_new(&f, &spec) == 0 && gp_model_filter(m, f, 1) == 0)
+		write_all(m);
+	gp_filter_free(f);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -71,6 +92,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (harmless_files(&raw) && gp_model_build(&model, &raw, NULL) == 0) {
 		gp_model_check_files(&model, NULL);
 		write_all(&model);
+		slice_and_write(&model);
 		gp_model_free(&model);
 	}
 	gp_profile_free(&raw);

@@ -83,16 +83,37 @@ kernel_apply() {
 	}
 }
 
-# kernel_configure [FRAGMENT...] : tinyconfig plus the fragments (default:
-# every kernel/config/*.config), then check that each option the fragments
-# ask for took effect (Kconfig drops options whose dependencies are unmet
+# kernel_distro_config : Debian's own 6.12 arm64 configuration (cloud-arm64
+# flavour), from linux-config-6.12:arm64, unpacked once into the cache; its
+# path on stdout.
+kernel_distro_config() {
+	local xz=/usr/src/linux-config-6.12/config.arm64_none_cloud-arm64.xz
+	local out=$GCSPROF_CACHE/debian-6.12-cloud-arm64.config
+	[ -f "$xz" ] || die "$xz missing (linux-config-6.12:arm64; run scripts/deps)"
+	mkdir -p "$GCSPROF_CACHE"
+	if [ ! -f "$out" ] || [ "$xz" -nt "$out" ]; then
+		xz -dc "$xz" >"$out.tmp" || die "cannot unpack $xz"
+		mv "$out.tmp" "$out" || die "cannot write $out"
+	fi
+	printf '%s\n' "$out"
+}
+
+# kernel_configure [FRAGMENT...] : tinyconfig, or the configuration file
+# named by KERNEL_BASE_CONFIG when set, plus the fragments (default: every
+# kernel/config/*.config), then check that each option the fragments ask
+# for took effect (Kconfig drops options whose dependencies are unmet
 # without failing).
 kernel_configure() {
 	local frags=("$@") line sym want got
 	[ $# -gt 0 ] || frags=("$GCSPROF_TOP"/kernel/config/*.config)
 	mkdir -p "$KERNEL_OUT"
-	"${KERNEL_MAKE[@]}" -C "$KERNEL_TREE" O="$KERNEL_OUT" tinyconfig >/dev/null ||
-		die "make tinyconfig failed"
+	if [ -n "${KERNEL_BASE_CONFIG:-}" ]; then
+		cp "$KERNEL_BASE_CONFIG" "$KERNEL_OUT/.config" ||
+			die "cannot copy $KERNEL_BASE_CONFIG"
+	else
+		"${KERNEL_MAKE[@]}" -C "$KERNEL_TREE" O="$KERNEL_OUT" tinyconfig >/dev/null ||
+			die "make tinyconfig failed"
+	fi
 	(cd "$KERNEL_TREE" && ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- \
 		scripts/kconfig/merge_config.sh -m -O "$KERNEL_OUT" "$KERNEL_OUT/.config" "${frags[@]}") \
 		>/dev/null || die "merging kernel/config fragments failed"

@@ -185,8 +185,20 @@ static int bundle_summary(const struct bundle *b)
 	if (b->differs)
 		gp_warn("archive: %zu file(s) differ from the ones recorded (build-id mismatch, "
 			"e.g. %s): left out", b->differs, b->differs_eg);
-	printf("%s: the profile and %zu file(s); report it anywhere with: gcsprof report %s\n",
-	       b->dir, b->copied, b->dir);
+	/* Only a bundle with every file reports anywhere: say what this one
+	 * holds. */
+	if (!b->missing && !b->differs)
+		printf("%s: the profile and the %zu file(s) it names; report it anywhere with: "
+		       "gcsprof report %s\n", b->dir, b->copied, b->dir);
+	else if (b->copied)
+		printf("%s: the profile and %zu of the %zu file(s) it names; gcsprof report %s names "
+		       "the frames in those, the others show as [file+offset]\n", b->dir, b->copied,
+		       b->copied + b->missing + b->differs, b->dir);
+	else
+		printf("%s: the profile alone: none of the %zu file(s) it names %s (give --sysroot "
+		       "DIR where they are), so gcsprof report %s can name no frame by these\n",
+		       b->dir, b->missing + b->differs, b->missing ? "is here" : "matches the recorded one",
+		       b->dir);
 	return fflush(stdout) == 0 ? 0 : GP_EXIT_OUTPUT;
 }
 
@@ -199,6 +211,9 @@ static int archive_run(void *p, int argc, char **argv)
 	char *dir = NULL;
 	int ret;
 
+	if (strcmp(file, "-") == 0)
+		return gp_error(GP_EXIT_USAGE, "archive: give the profile's file (the bundle holds a "
+				"copy), not standard input");
 	ret = gp_profile_read(&raw, file);
 	if (ret == GP_EXIT_TRUNCATED)
 		gp_profile_free(&raw);
@@ -226,7 +241,7 @@ static int archive_run(void *p, int argc, char **argv)
 
 const struct gp_command gp_cmd_archive = {
 	.name = "archive",
-	.synopsis = "[FILE] [-o DIR] [--sysroot DIR]",
+	.synopsis = "[FILE]",
 	.summary = "bundle a profile with the files it names, to report it on another machine",
 	.options = archive_options,
 	.noptions = sizeof(archive_options) / sizeof(archive_options[0]),

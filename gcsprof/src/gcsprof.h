@@ -76,7 +76,9 @@ const char *gp_choice_name(const struct gp_option *o, size_t i);
 
 struct gp_command {
 	const char *name;
-	const char *synopsis;     /* after "gcsprof NAME " */
+	/* The operands, after the options in the synopsis ("[FILE]"); the
+	 * options' part of it comes from the table. */
+	const char *synopsis;
 	const char *summary;
 	const struct gp_option *options;
 	size_t noptions;
@@ -98,6 +100,11 @@ struct gp_command {
 int gp_parse_options(const struct gp_command *cmd, void *opts, int argc, char **argv,
 		     int *nargs);
 void gp_usage(const struct gp_command *cmd, FILE *out);
+/* The same table as the man page's roff: its SYNOPSIS lines and its
+ * OPTIONS subsection (docs/gcsprof.1 holds what these print, and a test
+ * checks that it still does). */
+void gp_roff_synopsis(const struct gp_command *cmd, FILE *out);
+void gp_roff_options(const struct gp_command *cmd, FILE *out);
 
 extern const struct gp_command gp_cmd_record, gp_cmd_report, gp_cmd_inspect, gp_cmd_status,
 	gp_cmd_archive;
@@ -114,6 +121,10 @@ struct gp_out {
 };
 int gp_out_open(struct gp_out *out, const char *path);
 int gp_out_close(struct gp_out *out);
+
+/* Whether PATH starts as a gcsprof profile does (for the hint that a
+ * command other than report was given one). */
+int gp_looks_like_profile(const char *path);
 
 /* A growable array of bytes with a length. */
 void *gp_grow(void *ptr, size_t *cap, size_t need, size_t elem);

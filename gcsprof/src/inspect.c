@@ -115,8 +115,12 @@ static int open_core(const struct inspect_opts *o, const char *path, gcswalk_tar
 	if (ret < 0) {
 		int st = ret == GCSWALK_E_IO ? GP_EXIT_INPUT : gp_exit_for_gcswalk(ret);
 
-		ret = gp_error(st, "inspect: %s: %s (%s)", path, gcswalk_strerror(ret),
-			       msg ? msg : "");
+		if (ret == GCSWALK_E_NOT_CORE && gp_looks_like_profile(path))
+			ret = gp_error(st, "inspect: %s is a gcsprof profile, not a core dump: read it "
+				       "with 'gcsprof report %s'", path, path);
+		else
+			ret = gp_error(st, "inspect: %s: %s (%s)", path, gcswalk_strerror(ret),
+				       msg ? msg : "");
 		free(msg);
 		return ret;
 	}
@@ -214,7 +218,7 @@ done:
 
 const struct gp_command gp_cmd_inspect = {
 	.name = "inspect",
-	.synopsis = "CORE [--exe FILE] [--sysroot DIR]",
+	.synopsis = "CORE",
 	.summary = "show every thread's call chain from a core dump's GCS and find stack corruption",
 	.options = inspect_options,
 	.noptions = sizeof(inspect_options) / sizeof(inspect_options[0]),

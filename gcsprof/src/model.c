@@ -113,27 +113,33 @@ static struct space *space_for(struct gp_model *m, unsigned asid)
 	return s;
 }
 
+/* The function NAME (ELF symbol SYSTEM_NAME, source FILE) of mapping
+ * MID (0: none), made once. */
 static uint64_t function_id(struct gp_model *m, const char *name, const char *system_name,
-			    const char *file)
+			    const char *file, uint64_t mid)
 {
 	struct index *ix = m->index;
 	const char *n = gp_model_intern(m, name), *sn = gp_model_intern(m, system_name ? system_name : name);
 	const char *f = gp_model_intern(m, file ? file : "");
+	/* Interned too: gp_string_id() reads the id in front of the text. */
+	const char *obj = mid ? m->mappings[mid - 1].file : gp_model_intern(m, "");
 	struct gp_function *fn;
 	uint64_t id;
 
-	if (!n || !f || !sn)
+	if (!n || !f || !sn || !obj)
 		return 0;
-	id = gp_map_get(&ix->functions, gp_string_id(n), gp_string_id(f), 0);
+	id = gp_map_get(&ix->functions, gp_string_id(n), gp_string_id(f), gp_string_id(obj));
 	if (id)
 		return id;
 	fn = gp_grow(m->functions, &m->functions_cap, m->nfunctions + 1, sizeof(*fn));
 	if (!fn)
 		return 0;
 	m->functions = fn;
-	m->functions[m->nfunctions] = (struct gp_function){ n, sn, f };
+	m->functions[m->nfunctions] = (struct gp_function){
+		n, sn, f, obj, mid ? m->mappings[mid - 1].is_program : 0, 0
+	};
 	id = ++m->nfunctions;
-	if (gp_map_put(&ix->functions, gp_string_id(n), gp_string_id(f), 0, id) != 0)
+	if (gp_map_put(&ix->functions, gp_string_id(n), gp_string_id(f), gp_string_id(obj), id) != 0)
 		return 0;
 	return id;
 }
@@ -175,9 +181,9 @@ static const struct gp_rsymbol *vdso_symbol(const struct gp_rprofile *raw, uint6
 	return NULL;
 }
 
-/* L's lines from the symboliser's answer LOC for ADDRESS: -1 out of memory. */
-static int lines_from_symbols(struct gp_model *m, struct gp_location *l,
-			      const struct gcswalk_location *loc, uint64_t address)
+/* L's lines from libgcswalk's symbols, innermost first. */
+static int symbolised_lines(struct gp_model *m, struct gp_location *l,
+			    const struct gcswalk_location *loc)
 {
 	char buf[64];
 	size_t i;
@@ -191,60 +197,53 @@ static int lines_from_symbols(struct gp_model *m, struct gp_location *l,
 		uint64_t fid;
 
 		if (!name) {
-			snprintf(buf, sizeof(buf), "0x%" PRIx64, address);
+			snprintf(buf, sizeof(buf), "0x%" PRIx64, l->address);
 			name = buf;
 		}
-		fid = function_id(m, name, sy->symbol, sy->file);
+		fid = function_id(m, name, sy->symbol, sy->file, l->mapping_id);
 		if (!fid)
 			return -1;
 		l->lines[l->nlines++] = (struct gp_line){ fid, sy->line };
 	}
+	if (l->mapping_id)
+		m->mappings[l->mapping_id - 1].has_functions = 1;
 	return 0;
 }
 
-/* The name of frame F that no symbol names, in mapping MID (1-based, 0 if
- * none): by the vDSO's symbols (which the profile carries, the vDSO being
- * in no file, *VS set to the one found), by its file, or by its address.
- * The signal trampoline is named for what it is, as gdb's <signal handler
- * called>. NULL when out of memory. */
-static char *unknown_name(const struct index *ix, const struct gp_frame *f, uint64_t mid,
-			  const struct gp_rsymbol **vs)
+/*
+ * A frame without a symbol: named by the vDSO's symbols (which the
+ * profile carries, the vDSO being in no file), by its file and offset,
+ * or by its address. The signal trampoline is named for what it is, as
+ * gdb's <signal handler called>.
+ */
+static int unknown_line(struct gp_model *m, struct gp_location *l, const struct gp_frame *f)
 {
+	const struct index *ix = m->index;
+	uint64_t mid = l->mapping_id, fid;
 	const struct gp_rmapping *rm = mid ? &ix->raw->mappings[mid - 1] : NULL;
-	int is_return = f->kind != GP_FRAME_PC;
+	const struct gp_rsymbol *vs = NULL;
 	char *name = NULL;
 	int ok;
 
-	*vs = NULL;
 	/* A return address is looked up at its call. */
 	if (rm && strcmp(rm->path, GP_VDSO_PATH) == 0 && f->address - rm->start >= 4)
-		*vs = vdso_symbol(ix->raw, f->address - rm->start - (is_return ? 4 : 0));
+		vs = vdso_symbol(ix->raw, f->address - rm->start - (f->kind != GP_FRAME_PC ? 4 : 0));
 	if (f->kind == GP_FRAME_SIGRETURN)
 		ok = asprintf(&name, "[signal handler called]");
-	else if (*vs)
-		ok = asprintf(&name, "%s [vdso]", (*vs)->name);   /* as perf names it */
+	else if (vs)
+		ok = asprintf(&name, "%s [vdso]", vs->name);   /* as perf names it */
 	else if (rm)
 		ok = asprintf(&name, "[%s+0x%" PRIx64 "]", base_name(rm->path),
 			      f->address - rm->start + rm->offset);
 	else
 		ok = asprintf(&name, "[0x%" PRIx64 "]", f->address);
-	return ok < 0 ? NULL : name;
-}
-
-/* L's one line for frame F that no symbol names: -1 out of memory. */
-static int line_of_unknown(struct gp_model *m, struct gp_location *l, const struct gp_frame *f,
-			   uint64_t mid)
-{
-	const struct gp_rsymbol *vs;
-	char *name = unknown_name(m->index, f, mid, &vs);
-	uint64_t fid;
-
-	if (!name)
+	if (ok < 0)
 		return -1;
-	fid = function_id(m, name, vs ? vs->name : name, "");
+	fid = function_id(m, name, vs ? vs->name : name, "", mid);
 	free(name);
 	if (!fid)
 		return -1;
+	m->functions[fid - 1].unnamed = !vs && f->kind != GP_FRAME_SIGRETURN;
 	l->lines = calloc(1, sizeof(*l->lines));
 	if (!l->lines)
 		return -1;
@@ -252,8 +251,7 @@ static int line_of_unknown(struct gp_model *m, struct gp_location *l, const stru
 	return 0;
 }
 
-/* The location of frame F in address space ASID, made and symbolised the
- * first time it is seen; 0 when out of memory. */
+/* The location of frame F of address space ASID, symbolised once. */
 static uint64_t location_id(struct gp_model *m, unsigned asid, const struct gp_frame *f)
 {
 	struct index *ix = m->index;
@@ -261,7 +259,7 @@ static uint64_t location_id(struct gp_model *m, unsigned asid, const struct gp_f
 	const struct gcswalk_location *loc = NULL;
 	struct gp_location *l;
 	struct space *s;
-	uint64_t id = gp_map_get(&ix->locations, asid, f->address, (uint64_t)is_return), mid;
+	uint64_t id = gp_map_get(&ix->locations, asid, f->address, (uint64_t)is_return);
 
 	if (id)
 		return id;
@@ -271,20 +269,14 @@ static uint64_t location_id(struct gp_model *m, unsigned asid, const struct gp_f
 	m->locations = l;
 	l = &m->locations[m->nlocations];
 	memset(l, 0, sizeof(*l));
-	mid = mapping_of(m, asid, f->address);
-	l->mapping_id = mid;
+	l->mapping_id = mapping_of(m, asid, f->address);
 	l->address = f->address;
 	s = space_for(m, asid);
 	if (!s)
 		return 0;
 	if (s->sym)
 		(void)gcswalk_symbolize(s->sym, f->address, is_return, &loc);
-	if (loc && loc->nsymbols) {
-		if (lines_from_symbols(m, l, loc, f->address) != 0)
-			return 0;
-		if (mid)
-			m->mappings[mid - 1].has_functions = 1;
-	} else if (line_of_unknown(m, l, f, mid) != 0)
+	if (loc && loc->nsymbols ? symbolised_lines(m, l, loc) : unknown_line(m, l, f))
 		return 0;
 	id = ++m->nlocations;
 	if (gp_map_put(&ix->locations, asid, f->address, (uint64_t)is_return, id) != 0)
@@ -292,20 +284,28 @@ static uint64_t location_id(struct gp_model *m, unsigned asid, const struct gp_f
 	return id;
 }
 
-/* The profile's header and losses, interned: -1 out of memory. */
-static int copy_header(struct gp_model *m, const struct gp_rprofile *raw)
+/* The recording's facts, as the model keeps them. */
+static int copy_facts(struct gp_model *m, const struct gp_rprofile *raw)
 {
 	size_t i;
 
 	m->hz = raw->hz;
+	m->period_ns = raw->hz ? 1000000000 / raw->hz : 10101010;
 	m->duration_ns = raw->duration_ns;
 	m->mode = gp_model_intern(m, raw->mode ? raw->mode : "cpu");
 	m->command = gp_model_intern(m, raw->command ? raw->command : "?");
 	m->method = gp_model_intern(m, raw->method ? raw->method : "");
 	m->event = gp_model_intern(m, raw->event ? raw->event : "");
 	m->max_stack_by = gp_model_intern(m, raw->max_stack_by ? raw->max_stack_by : "");
-	if (!m->mode || !m->command || !m->method || !m->event || !m->max_stack_by)
+	m->date = gp_model_intern(m, raw->date);
+	m->host = gp_model_intern(m, raw->host);
+	m->kernel = gp_model_intern(m, raw->kernel);
+	m->filter_note = gp_model_intern(m, "");
+	if (!m->mode || !m->command || !m->method || !m->event || !m->max_stack_by || !m->date ||
+	    !m->host || !m->kernel || !m->filter_note)
 		return -1;
+	m->start_unix_ms = raw->start_unix_ms;
+	m->cpus = raw->cpus;
 	m->max_stack = raw->max_stack;
 	m->has_throttle = raw->has_throttle;
 	m->throttles = raw->throttles;
@@ -321,7 +321,34 @@ static int copy_header(struct gp_model *m, const struct gp_rprofile *raw)
 	return 0;
 }
 
-/* The profile's mappings, build-ids in hex: -1 out of memory. */
+/* Each address space's program: its lowest file mapping, and every
+ * mapping of that file. */
+static int mark_programs(struct gp_model *m, const struct gp_rprofile *raw)
+{
+	struct gp_map lowest = { 0 };   /* asid -> mapping index + 1 */
+	size_t i;
+
+	for (i = 0; i < raw->nmappings; i++) {
+		const struct gp_rmapping *r = &raw->mappings[i];
+		uint64_t low = gp_map_get(&lowest, r->asid, 0, 0);
+
+		if (r->path[0] != '/' || (low && raw->mappings[low - 1].start <= r->start))
+			continue;
+		if (gp_map_put(&lowest, r->asid, 0, 0, i + 1) != 0) {
+			gp_map_free(&lowest);
+			return -1;
+		}
+	}
+	for (i = 0; i < raw->nmappings; i++) {
+		uint64_t low = gp_map_get(&lowest, raw->mappings[i].asid, 0, 0);
+
+		m->mappings[i].is_program = low && m->mappings[i].file == m->mappings[low - 1].file;
+	}
+	gp_map_free(&lowest);
+	return 0;
+}
+
+/* The mappings, build-ids in hex; each address space's program marked. */
 static int copy_mappings(struct gp_model *m, const struct gp_rprofile *raw)
 {
 	size_t i, j;
@@ -344,14 +371,14 @@ static int copy_mappings(struct gp_model *m, const struct gp_rprofile *raw)
 			return -1;
 	}
 	m->nmappings = raw->nmappings;
-	return 0;
+	return mark_programs(m, raw);
 }
 
-/* One sample R, its frames made locations: -1 out of memory. */
-static int copy_sample(struct gp_model *m, const struct gp_rprofile *raw,
-		       const struct gp_rsample *r)
+/* Sample I of RAW, its frames as locations. */
+static int copy_sample(struct gp_model *m, const struct gp_rprofile *raw, size_t i)
 {
-	struct gp_sample *s = &m->samples[m->nsamples];
+	const struct gp_rsample *r = &raw->samples[i];
+	struct gp_sample *s = &m->samples[i];
 	size_t j;
 
 	s->location_ids = calloc(r->nframes + 1, sizeof(*s->location_ids));
@@ -382,13 +409,34 @@ static int copy_sample(struct gp_model *m, const struct gp_rprofile *raw,
 	return 0;
 }
 
+/* Frames with no name in a file that named others: a stripped library's
+ * local functions, which its debug file would name. */
+static void count_stripped(struct gp_model *m)
+{
+	size_t i, j;
+
+	for (i = 0; i < m->nlocations; i++) {
+		const struct gp_location *l = &m->locations[i];
+		const struct gp_function *fn = gp_model_function(m, l->lines[0].function_id);
+
+		if (!fn->unnamed || !l->mapping_id)
+			continue;
+		for (j = 0; j < m->nmappings; j++)
+			if (m->mappings[j].file == fn->object && m->mappings[j].has_functions)
+				break;
+		if (j == m->nmappings)
+			continue;
+		if (!m->nstripped++)
+			m->stripped_eg = fn->object;
+	}
+}
+
 int gp_model_build(struct gp_model *m, const struct gp_rprofile *raw, const char *sysroot)
 {
 	struct index *ix;
 	size_t i;
 
 	memset(m, 0, sizeof(*m));
-	m->period_ns = raw->hz ? 1000000000 / raw->hz : 10101010;
 	m->strings = calloc(1, sizeof(*m->strings));
 	m->index = ix = calloc(1, sizeof(*ix));
 	m->mappings = calloc(raw->nmappings + 1, sizeof(*m->mappings));
@@ -398,11 +446,13 @@ int gp_model_build(struct gp_model *m, const struct gp_rprofile *raw, const char
 		goto nomem;
 	ix->raw = raw;
 	ix->sysroot = sysroot;
-	if (copy_header(m, raw) != 0 || copy_mappings(m, raw) != 0)
+	if (copy_facts(m, raw) != 0 || copy_mappings(m, raw) != 0)
 		goto nomem;
 	for (i = 0; i < raw->nsamples; i++)
-		if (copy_sample(m, raw, &raw->samples[i]) != 0)
+		if (copy_sample(m, raw, i) != 0)
 			goto nomem;
+	count_stripped(m);
+	m->total_before_filter = m->total;
 	ix->raw = NULL;      /* the model stands on its own from here */
 	return 0;
 nomem:
@@ -485,6 +535,20 @@ size_t gp_sample_stack(const struct gp_model *m, const struct gp_sample *s, int 
 	free(ids);
 	*names = v;
 	return k;
+}
+
+size_t gp_sample_stack_inverted(const struct gp_model *m, const struct gp_sample *s,
+				int per_thread, const char ***names)
+{
+	size_t n = gp_sample_stack(m, s, per_thread, names), i, first = per_thread ? 1 : 0;
+
+	for (i = first; n != (size_t)-1 && i < first + (n - first) / 2; i++) {
+		const char *t = (*names)[i];
+
+		(*names)[i] = (*names)[n - 1 - (i - first)];
+		(*names)[n - 1 - (i - first)] = t;
+	}
+	return n;
 }
 
 struct thread_key {

@@ -21,12 +21,20 @@ struct gp_mapping {
 	const char *file;          /* interned */
 	const char *build_id;      /* hex, interned; "" if unknown */
 	int has_functions;         /* some location in it was symbolised */
+	/* The program of its address space, not a library: its lowest file
+	 * mapping (executables load below their libraries on Linux). */
+	int is_program;
 };
 
 struct gp_function {
 	const char *name;          /* interned; "[unknown]" style names for the unknown */
 	const char *system_name;   /* the ELF symbol */
 	const char *filename;      /* "" if unknown */
+	/* The file it is in: a mapping's path (interned), "" if none. The
+	 * same name in two files is two functions. */
+	const char *object;
+	int in_program;            /* object is a program, not a library */
+	int unnamed;               /* no symbol: named by file and offset */
 };
 
 struct gp_line {
@@ -108,6 +116,12 @@ struct gp_model {
 	const char *event;         /* perf's event; "" otherwise */
 	unsigned hz;
 	uint64_t duration_ns;
+	/* Where and when (older files: "", 0). */
+	const char *date;          /* ISO 8601, UTC */
+	uint64_t start_unix_ms;
+	const char *host;
+	const char *kernel;
+	unsigned cpus;
 	struct gp_lost *lost;
 	size_t nlost;
 	uint64_t nlost_total;      /* sum of the lost counts */
@@ -133,6 +147,14 @@ struct gp_model {
 	size_t nsamples;
 	int64_t period_ns;         /* 1e9 / hz */
 	uint64_t total;            /* sum of sample counts */
+	/* After gp_model_filter: the samples before it, and what it kept, in
+	 * words ("" when nothing was filtered). */
+	uint64_t total_before_filter;
+	const char *filter_note;
+	/* Frames with no symbol in a file that has some (a stripped
+	 * library's local functions), and one such file, for the hint. */
+	uint64_t nstripped;
+	const char *stripped_eg;
 	/* Every string above, and the writers' own (pprof's value types,
 	 * label keys): a writer may add to it through a const model. */
 	struct gp_strtab *strings;
@@ -146,6 +168,31 @@ struct gp_model {
  */
 int gp_model_build(struct gp_model *m, const struct gp_rprofile *raw, const char *sysroot);
 void gp_model_free(struct gp_model *m);
+
+/*
+ * Slicing (model_filter.c). The report's options as given, NULL or 0 for
+ * those not given: comma lists of pids, tids and thread names, a time
+ * range START,END in seconds since the start, regular expressions
+ * (extended) that a sample's frames must match (focus) or must not
+ * (ignore), frames grouped by the file they are in, and stacks under a
+ * share to leave out.
+ */
+struct gp_filter_spec {
+	const char *pids, *tids, *comms, *time, *focus, *ignore;
+	int by_object;
+	double percent_limit;
+};
+struct gp_filter;
+/* Check and compile SPEC into *F (free it with gp_filter_free, even after
+ * an error). Returns 0, or an exit status after one line on stderr. */
+int gp_filter_new(struct gp_filter **f, const struct gp_filter_spec *spec);
+void gp_filter_free(struct gp_filter *f);
+/* Keep only the samples F selects, in M; with DROP_RARE, also leave out
+ * those whose whole stack is under the percent limit (the text report
+ * applies the limit to its rows instead). Functions and locations no
+ * longer used are dropped; M->total_before_filter keeps the count before,
+ * M->filter_note says what was kept. Returns 0 or an exit status. */
+int gp_model_filter(struct gp_model *m, const struct gp_filter *f, int drop_rare);
 
 /* Warn, one line per cause, about the files samples use that are missing
  * (under SYSROOT, if not NULL) or differ from the recorded ones. */
@@ -176,9 +223,19 @@ void gp_model_notes_free(char **notes, size_t n);
 
 /* Writers: each returns 0 or an exit status. */
 struct gp_out;
+enum gp_sort { GP_SORT_SELF, GP_SORT_TOTAL };
+enum gp_graph { GP_GRAPH_NONE, GP_GRAPH_CALLER, GP_GRAPH_CALLEE };
 struct gp_report_opts {
 	int per_thread;
 	unsigned top;              /* functions in the text report */
+	enum gp_sort sort;         /* the text report's order */
+	unsigned chains;           /* heaviest chains in the text report */
+	double percent_limit;      /* text: rows and chains under it left out */
+	/* text: each function's callers (callee graph) or callees (caller
+	 * graph) as chains; folded and svg: CALLEE puts the leaf at the root
+	 * (an inverted flame graph). */
+	enum gp_graph graph;
+	const char *peek;          /* text: who calls, and what is called by, these */
 };
 int gp_write_text(const struct gp_model *m, struct gp_out *out, const struct gp_report_opts *o);
 int gp_write_folded(const struct gp_model *m, struct gp_out *out, const struct gp_report_opts *o);
@@ -215,5 +272,8 @@ size_t gp_sample_frames(const struct gp_model *m, const struct gp_sample *s, uin
  */
 size_t gp_sample_stack(const struct gp_model *m, const struct gp_sample *s, int per_thread,
 		       const char ***names);
+/* The same, leaf first (the thread, with PER_THREAD, still first). */
+size_t gp_sample_stack_inverted(const struct gp_model *m, const struct gp_sample *s,
+				int per_thread, const char ***names);
 
 #endif

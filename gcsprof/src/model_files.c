@@ -54,70 +54,117 @@ static const char *debuginfod_hint(size_t missing_with_id)
 	return "; or set DEBUGINFOD_URLS to fetch them from debuginfod by build-id";
 }
 
-void gp_model_check_files(const struct gp_model *m, const char *sysroot)
+struct file_census {
+	size_t files, missing, missing_with_id, differs;
+	const char *missing_eg, *differs_eg;
+};
+
+/* Whether the profile was recorded on another machine than this one, as
+ * far as it says (older files do not). */
+static int recorded_elsewhere(const struct gp_model *m)
+{
+	char here[256];
+
+	if (!*m->host || gethostname(here, sizeof(here)) != 0)
+		return 0;
+	here[sizeof(here) - 1] = '\0';
+	return strcmp(here, m->host) != 0;
+}
+
+/* File I (used by samples, absolute): missing here, or another build? */
+static void check_one(const struct gp_model *m, const unsigned char *used, size_t i,
+		      const char *sysroot, struct file_census *c)
+{
+	const struct gp_mapping *mp = &m->mappings[i];
+	unsigned char *id = NULL;
+	size_t n = 0;
+	char *local;
+
+	if (asprintf(&local, "%s%s", sysroot ? sysroot : "", mp->file) < 0)
+		return;
+	c->files++;
+	if (access(local, R_OK) != 0) {
+		/* Found by its build-id elsewhere (debuginfod, a .build-id
+		 * folder): its frames are named. */
+		if (!*mp->build_id || !file_named(m, used, mp->file)) {
+			if (!c->missing++)
+				c->missing_eg = mp->file;
+			if (*mp->build_id)
+				c->missing_with_id++;
+		}
+	} else if (*mp->build_id) {
+		if (gcswalk_file_build_id(local, &id, &n) != GCSWALK_OK)
+			n = 0;
+		if (n && !same_build_id(id, n, mp->build_id) && !c->differs++)
+			c->differs_eg = mp->file;
+		free(id);
+	}
+	free(local);
+}
+
+/* The census of the files samples use, each file once. */
+static int census(const struct gp_model *m, const char *sysroot, struct file_census *c)
 {
 	const char **checked = calloc(m->nmappings + 1, sizeof(*checked));
 	unsigned char *used = calloc(m->nmappings + 1, 1);
-	const char *missing_eg = NULL, *differs_eg = NULL;
-	size_t nchecked = 0, missing = 0, missing_with_id = 0, differs = 0, i, j;
+	size_t nchecked = 0, i, j;
 
 	if (!checked || !used) {
 		free(checked);
 		free(used);
-		return;
+		return -1;
 	}
 	for (i = 0; i < m->nlocations; i++)
 		if (m->locations[i].mapping_id)
 			used[m->locations[i].mapping_id - 1] = 1;
 	for (i = 0; i < m->nmappings; i++) {
-		const struct gp_mapping *mp = &m->mappings[i];
-		char *local;
-
-		if (!used[i] || mp->file[0] != '/')
+		if (!used[i] || m->mappings[i].file[0] != '/')
 			continue;
-		for (j = 0; j < nchecked && checked[j] != mp->file; j++)
+		for (j = 0; j < nchecked && checked[j] != m->mappings[i].file; j++)
 			;
 		if (j < nchecked)
 			continue;      /* another mapping of a file already looked at */
-		checked[nchecked++] = mp->file;
-		if (asprintf(&local, "%s%s", sysroot ? sysroot : "", mp->file) < 0)
-			break;
-		if (access(local, R_OK) != 0) {
-			/* Found by its build-id elsewhere (debuginfod, a
-			 * .build-id folder): its frames are named. */
-			if (*mp->build_id && file_named(m, used, mp->file)) {
-				free(local);
-				continue;
-			}
-			if (!missing++)
-				missing_eg = mp->file;
-			if (*mp->build_id)
-				missing_with_id++;
-		} else if (*mp->build_id) {
-			unsigned char *id = NULL;
-			size_t n = 0;
-
-			if (gcswalk_file_build_id(local, &id, &n) != GCSWALK_OK)
-				n = 0;
-
-			if (n && !same_build_id(id, n, mp->build_id) && !differs++)
-				differs_eg = mp->file;
-			free(id);
-		}
-		free(local);
+		checked[nchecked++] = m->mappings[i].file;
+		check_one(m, used, i, sysroot, c);
 	}
-	if (missing && sysroot)
-		gp_warn("%zu file(s) the profile names are not under --sysroot %s (e.g. %s%s): "
-			"their frames show as [file+offset]%s", missing, sysroot, sysroot, missing_eg,
-			debuginfod_hint(missing_with_id));
-	else if (missing)
-		gp_warn("%zu file(s) the profile names are not on this machine (e.g. %s): their "
-			"frames show as [file+offset]; give --sysroot DIR, or report a bundle made "
-			"with 'gcsprof archive' where it was recorded%s", missing, missing_eg,
-			debuginfod_hint(missing_with_id));
-	if (differs)
-		gp_warn("%zu file(s) differ from the ones recorded (build-id mismatch, e.g. %s%s): "
-			"their frames may be misnamed", differs, sysroot ? sysroot : "", differs_eg);
 	free(checked);
 	free(used);
+	return 0;
+}
+
+void gp_model_check_files(const struct gp_model *m, const char *sysroot)
+{
+	struct file_census c = { 0 };
+
+	if (census(m, sysroot, &c) != 0)
+		return;
+	/* A profile from another machine reported without its files: one
+	 * line for it all, with the fix. */
+	if (!sysroot && c.missing + c.differs && recorded_elsewhere(m)) {
+		gp_warn("this profile was recorded on %s%s%s%s, and %zu of the %zu files it names are "
+			"not here or are other builds (e.g. %s): their frames show as [file+offset] "
+			"or are misnamed; give --sysroot DIR, a copy of that machine's root (its / as "
+			"a folder), or report a bundle made there with 'gcsprof archive'%s",
+			m->host, *m->kernel ? " (Linux " : "",
+			m->kernel, *m->kernel ? ")" : "", c.missing + c.differs, c.files,
+			c.missing ? c.missing_eg : c.differs_eg, debuginfod_hint(c.missing_with_id));
+		return;
+	}
+	if (c.missing && sysroot)
+		gp_warn("%zu file(s) the profile names are not under --sysroot %s (e.g. %s%s): "
+			"their frames show as [file+offset]%s", c.missing, sysroot, sysroot, c.missing_eg,
+			debuginfod_hint(c.missing_with_id));
+	else if (c.missing)
+		gp_warn("%zu file(s) the profile names are not on this machine (e.g. %s): their "
+			"frames show as [file+offset]; give --sysroot DIR, or report a bundle made "
+			"with 'gcsprof archive' where it was recorded%s", c.missing, c.missing_eg,
+			debuginfod_hint(c.missing_with_id));
+	/* libgcswalk names frames from the file it finds, whatever its
+	 * build-id: say what that means. */
+	if (c.differs)
+		gp_warn("%zu file(s) here are not the ones recorded (build-id mismatch, e.g. %s%s): "
+			"their frames are still named from these files, and another build has other "
+			"functions at those addresses, so those names are probably wrong; give the "
+			"recorded files (--sysroot, or a bundle from 'gcsprof archive')", c.differs,
+			sysroot ? sysroot : "", c.differs_eg);
 }

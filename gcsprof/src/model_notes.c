@@ -2,7 +2,9 @@
 /*
  * The recording's caveats, said once for every writer that has room for
  * prose: what a reader of the profile must know before trusting its
- * shares. Samples the recorder could not take (by reason), the kernel's
+ * shares. What a filter kept, samples the recorder could not take (by
+ * reason, in words, with what avoids it), frames a debug file would name,
+ * the kernel's
  * throttling of perf sampling (samples missing from whole ticks), and
  * chains cut at the depth limit (their outer frames missing, so the
  * functions there are under-counted), with what to change to avoid it.
@@ -36,20 +38,115 @@ static int add(struct notes *ns, char *s)
 	return 0;
 }
 
+/* Each reason the recorder gives for a sample not taken: what happened,
+ * and what would avoid it ("" when nothing need be done). */
+static const struct lost_reason {
+	const char *reason;
+	const char *why;
+	const char *fix;
+} lost_reasons[] = {
+	{ "no-gcs", "from threads running without GCS",
+	  "record with --gcs-tunable 3 to force GCS on, or with --fallback fp or cfi to sample "
+	  "them by frame records or DWARF CFI" },
+	{ "thread-gone", "from threads that exited as they were sampled", "" },
+	{ "stop-timeout", "from threads that did not stop in time for their chain to be read",
+	  "a lower -F, or --method perf where the kernel has it" },
+	{ "walk-error", "whose chain could not be read (perf: samples without a user-space chain)",
+	  "" },
+	{ "group-stopped", "from threads stopped by job control (wall-clock profile)", "" },
+	{ "ring-overrun", "that the kernel could not write because the ring buffer was full",
+	  "a larger -m (ring buffer pages per CPU) or a lower -F" },
+};
+
+static const struct lost_reason *reason_of(const char *reason)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(lost_reasons) / sizeof(lost_reasons[0]); i++)
+		if (strcmp(lost_reasons[i].reason, reason) == 0)
+			return &lost_reasons[i];
+	return NULL;
+}
+
+/*
+ * "not sampled: 14 samples (4.1% of the 340 due) were not taken: 14 from
+ * threads running without GCS (no-gcs; to avoid it, record with ...)."
+ */
 static char *lost_note(const struct gp_model *m)
 {
-	size_t i, len = 0;
-	char *s, *p;
+	uint64_t due = m->total_before_filter + m->nlost_total;
+	char *s = NULL, *t;
+	size_t i;
+	int n = 0;
 
-	for (i = 0; i < m->nlost; i++)
-		len += strlen(m->lost[i].reason) + 24;
-	s = malloc(len + sizeof("not sampled:"));
-	if (!s)
+	if (asprintf(&s, "not sampled: %" PRIu64 " sample%s (%.1f%% of the %" PRIu64 " due) %s "
+		     "not taken:", m->nlost_total, m->nlost_total == 1 ? "" : "s",
+		     100.0 * (double)m->nlost_total / (double)due, due,
+		     m->nlost_total == 1 ? "was" : "were") < 0)
 		return NULL;
-	p = s + sprintf(s, "not sampled:");
-	for (i = 0; i < m->nlost; i++)
-		if (m->lost[i].count)
-			p += sprintf(p, " %s %" PRIu64, m->lost[i].reason, m->lost[i].count);
+	for (i = 0; i < m->nlost; i++) {
+		const struct lost_reason *r = reason_of(m->lost[i].reason);
+
+		if (!m->lost[i].count)
+			continue;
+		if (asprintf(&t, "%s%s %" PRIu64 " %s (%s%s%s)", s, n++ ? ";" : "", m->lost[i].count,
+			     r ? r->why : "for a reason this gcsprof does not know", m->lost[i].reason,
+			     r && *r->fix ? "; to avoid it, " : "", r ? r->fix : "") < 0) {
+			free(s);
+			return NULL;
+		}
+		free(s);
+		s = t;
+	}
+	if (asprintf(&t, "%s.", s) < 0)
+		t = NULL;
+	free(s);
+	return t;
+}
+
+/* When, where, on what: "recorded: 2026-12-07 10:11:12 UTC on gcsprof-guest
+ * (Linux 7.2.13, 2 CPUs)", from what the file has. */
+static char *provenance_note(const struct gp_model *m)
+{
+	const int paren = *m->kernel || m->cpus;
+	char when[48] = "", cpus[32] = "", *s;
+
+	/* The reader checked the date's form: 24 characters. */
+	if (*m->date)
+		snprintf(when, sizeof(when), " %.10s %.8s UTC", m->date, m->date + 11);
+	if (m->cpus)
+		snprintf(cpus, sizeof(cpus), "%s%u CPU%s", *m->kernel ? ", " : "", m->cpus,
+			 m->cpus == 1 ? "" : "s");
+	if (asprintf(&s, "recorded:%s%s%s%s%s%s%s%s", when, *m->host ? " on " : "", m->host,
+		     paren ? " (" : "", *m->kernel ? "Linux " : "", m->kernel, cpus,
+		     paren ? ")" : "") < 0)
+		return NULL;
+	return s;
+}
+
+/* What was filtered, and what the shares are of. */
+static char *filter_note(const struct gp_model *m)
+{
+	char *s;
+
+	if (asprintf(&s, "shown: %" PRIu64 " of %" PRIu64 " samples (%s); shares are of these",
+		     m->total, m->total_before_filter, m->filter_note) < 0)
+		return NULL;
+	return s;
+}
+
+/* Frames a stripped library's debug file would name. */
+static char *stripped_note(const struct gp_model *m)
+{
+	const char *base = strrchr(m->stripped_eg, '/');
+	char *s;
+
+	if (asprintf(&s, "unnamed: %" PRIu64 " frame%s in libraries that have only their exported "
+		     "symbols (e.g. [%s+0x...]): their local functions are named by the library's "
+		     "debug file: install its debug package (e.g. libc6-dbg) in the sysroot, where "
+		     "it lands in usr/lib/debug, or set DEBUGINFOD_URLS",
+		     m->nstripped, m->nstripped == 1 ? "" : "s", base ? base + 1 : m->stripped_eg) < 0)
+		return NULL;
 	return s;
 }
 
@@ -92,8 +189,14 @@ size_t gp_model_notes(const struct gp_model *m, char ***notes)
 	struct notes ns = { NULL, 0, 0 };
 	int ret = 0;
 
-	if (m->nlost_total)
+	if (*m->date || *m->host || *m->kernel || m->cpus)
+		ret = add(&ns, provenance_note(m));
+	if (!ret && *m->filter_note)
+		ret = add(&ns, filter_note(m));
+	if (!ret && m->nlost_total)
 		ret = add(&ns, lost_note(m));
+	if (!ret && m->nstripped)
+		ret = add(&ns, stripped_note(m));
 	if (!ret && m->throttles)
 		ret = add(&ns, throttle_note(m));
 	if (!ret && m->ncut)

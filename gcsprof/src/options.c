@@ -10,30 +10,172 @@
 
 #include "gcsprof.h"
 
+/* Option O's argument as usage shows it: " HZ", " a|b|c", or "". */
+static void arg_text(const struct gp_option *o, char *arg, size_t size)
+{
+	size_t k, len = 0;
+
+	arg[0] = '\0';
+	if (o->arg_name)
+		snprintf(arg, size, " %s", o->arg_name);
+	else if (o->choices)
+		for (k = 0; gp_choice_name(o, k) && len < size; k++)
+			len += (size_t)snprintf(arg + len, size - len, "%c%s", k ? '|' : ' ',
+						gp_choice_name(o, k));
+}
+
+/* Option O as written on a command line: "-F HZ" or "--wall". */
+static void option_text(const struct gp_option *o, char *buf, size_t size)
+{
+	char arg[160];
+
+	arg_text(o, arg, sizeof(arg));
+	if (o->short_name)
+		snprintf(buf, size, "-%c%s", o->short_name, arg);
+	else
+		snprintf(buf, size, "--%s%s", o->long_name, arg);
+}
+
+/* The synopsis, from the table: every option, then the operands,
+ * wrapped at WIDTH under LEAD. */
+static void synopsis(const struct gp_command *cmd, FILE *out, const char *lead, size_t width)
+{
+	size_t i, indent = strlen(lead), col = indent;
+
+	fputs(lead, out);
+	for (i = 0; i <= cmd->noptions; i++) {
+		char buf[200];
+
+		if (i < cmd->noptions) {
+			buf[0] = '[';
+			option_text(&cmd->options[i], buf + 1, sizeof(buf) - 2);
+			strcat(buf, "]");
+		} else
+			snprintf(buf, sizeof(buf), "%s", cmd->synopsis);
+		if (!*buf)
+			continue;
+		if (col + 1 + strlen(buf) > width && col > indent) {
+			fprintf(out, "\n%*s", (int)indent, "");
+			col = indent;
+		}
+		fprintf(out, " %s", buf);
+		col += 1 + strlen(buf);
+	}
+	fputc('\n', out);
+}
+
+/* TEXT in words, lines up to WIDTH, each after the first indented by
+ * INDENT (the cursor is at INDENT already). */
+static void wrapped(FILE *out, const char *text, size_t indent, size_t width)
+{
+	size_t col = indent;
+
+	while (*text) {
+		size_t len = strcspn(text, " ");
+
+		if (col > indent && col + 1 + len > width) {
+			fprintf(out, "\n%*s", (int)indent, "");
+			col = indent;
+		} else if (col > indent) {
+			fputc(' ', out);
+			col++;
+		}
+		fwrite(text, 1, len, out);
+		col += len;
+		text += len;
+		text += strspn(text, " ");
+	}
+	fputc('\n', out);
+}
+
 void gp_usage(const struct gp_command *cmd, FILE *out)
 {
+	char lead[64];
 	size_t i;
 
-	fprintf(out, "usage: gcsprof %s %s\n\n%s\n\n", cmd->name, cmd->synopsis, cmd->summary);
+	snprintf(lead, sizeof(lead), "usage: gcsprof %s", cmd->name);
+	synopsis(cmd, out, lead, 100);
+	fputc('\n', out);
+	wrapped(out, cmd->summary, 0, 100);
+	fputc('\n', out);
 	for (i = 0; i < cmd->noptions; i++) {
 		const struct gp_option *o = &cmd->options[i];
-		char arg[64] = "", left[96];
-		size_t k, len = 0;
+		char arg[160], left[200];
 
-		/* The argument's name, or its choices as a|b|c. */
-		if (o->arg_name)
-			snprintf(arg, sizeof(arg), " %s", o->arg_name);
-		else if (o->choices)
-			for (k = 0; gp_choice_name(o, k) && len < sizeof(arg); k++)
-				len += (size_t)snprintf(arg + len, sizeof(arg) - len, "%c%s",
-							k ? '|' : ' ', gp_choice_name(o, k));
+		arg_text(o, arg, sizeof(arg));
 		if (o->short_name)
 			snprintf(left, sizeof(left), "-%c, --%s%s", o->short_name, o->long_name, arg);
 		else
 			snprintf(left, sizeof(left), "    --%s%s", o->long_name, arg);
-		fprintf(out, "  %-26s %s\n", left, o->help);
+		if (strlen(left) > 26)
+			fprintf(out, "  %s\n  %-26s ", left, "");
+		else
+			fprintf(out, "  %-26s ", left);
+		wrapped(out, o->help, 29, 100);
 	}
 	fprintf(out, "  %-26s %s\n", "-h, --help", "this text");
+}
+
+/* S for roff: '-' as \-, a backslash doubled, a leading '.' or '\'' kept
+ * from being a request. */
+static void roff(FILE *out, const char *s)
+{
+	if (*s == '.' || *s == '\'')
+		fputs("\\&", out);
+	for (; *s; s++) {
+		if (*s == '-')
+			fputs("\\-", out);
+		else if (*s == '\\')
+			fputs("\\e", out);
+		else
+			fputc(*s, out);
+	}
+}
+
+void gp_roff_synopsis(const struct gp_command *cmd, FILE *out)
+{
+	size_t i;
+
+	fprintf(out, ".B gcsprof %s\n", cmd->name);
+	for (i = 0; i < cmd->noptions; i++) {
+		char buf[200];
+
+		option_text(&cmd->options[i], buf, sizeof(buf));
+		fputc('[', out);
+		roff(out, buf);
+		fputs("]\n", out);
+	}
+	if (*cmd->synopsis) {
+		roff(out, cmd->synopsis);
+		fputc('\n', out);
+	}
+	fputs(".br\n", out);
+}
+
+void gp_roff_options(const struct gp_command *cmd, FILE *out)
+{
+	size_t i;
+
+	fprintf(out, ".SS %s\n", cmd->name);
+	for (i = 0; i < cmd->noptions; i++) {
+		const struct gp_option *o = &cmd->options[i];
+		char arg[160];
+
+		arg_text(o, arg, sizeof(arg));
+		fputs(".TP\n.B ", out);
+		if (o->short_name)
+			fprintf(out, "\\-%c, ", o->short_name);
+		fputs("\\-\\-", out);
+		roff(out, o->long_name);
+		if (*arg) {
+			fputs(" \\fI", out);
+			roff(out, arg + 1);
+			fputs("\\fR", out);
+		}
+		fputc('\n', out);
+		roff(out, o->help);
+		fputc('\n', out);
+	}
 }
 
 const char *gp_choice_name(const struct gp_option *o, size_t i)
@@ -160,8 +302,9 @@ int gp_parse_options(const struct gp_command *cmd, void *opts, int argc, char **
 	argv[n + 1] = NULL;
 	free(operands);
 	if (n < cmd->min_args || (cmd->max_args >= 0 && n > cmd->max_args))
-		return gp_error(GP_EXIT_USAGE, "%s: wrong number of arguments (usage: gcsprof %s %s)",
-				cmd->name, cmd->name, cmd->synopsis);
+		return gp_error(GP_EXIT_USAGE, "%s: wrong number of arguments (usage: gcsprof %s "
+				"[OPTIONS] %s; see gcsprof %s --help)",
+				cmd->name, cmd->name, cmd->synopsis, cmd->name);
 	*first = n;
 	return 0;
 }

@@ -7,6 +7,10 @@
  *   hz HZ
  *   mode cpu|wall
  *   command ESCAPED
+ *   date ISO-8601-UTC                      (when, where, on what kernel)
+ *   host ESCAPED
+ *   kernel ESCAPED
+ *   cpus N
  *   max-stack DEPTH BY                     (perf)
  *   mapping ASID PID START END OFFSET BUILDID|- PATH
  *   sample TIME PID TID STATE ASID NAME FLAGS FRAME...
@@ -18,10 +22,14 @@
  * A frame is a kind letter followed by a hex address.
  */
 #include <ctype.h>
+#include <stddef.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "gcsprof.h"
 #include "profile.h"
@@ -42,6 +50,31 @@ int gp_write_escaped(FILE *f, const char *s)
 	return 0;
 }
 
+/* When, where and on what kernel: the provenance a report prints. A
+ * failing uname() or clock leaves its records out, as in older files. */
+static int write_provenance(FILE *f)
+{
+	struct timespec now;
+	struct utsname u;
+	struct tm tm;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (clock_gettime(CLOCK_REALTIME, &now) == 0 && gmtime_r(&now.tv_sec, &tm) &&
+	    fprintf(f, "date %04d-%02d-%02dT%02d:%02d:%02d.%03ldZ\n", tm.tm_year + 1900,
+		    tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+		    now.tv_nsec / 1000000) < 0)
+		return -1;
+	if (uname(&u) == 0) {
+		if (fputs("host ", f) == EOF || gp_write_escaped(f, u.nodename) != 0 ||
+		    fputs("\nkernel ", f) == EOF || gp_write_escaped(f, u.release) != 0 ||
+		    fputc('\n', f) == EOF)
+			return -1;
+	}
+	if (cpus > 0 && fprintf(f, "cpus %ld\n", cpus) < 0)
+		return -1;
+	return 0;
+}
+
 int gp_profile_write_header(FILE *f, unsigned hz, const char *mode, const char *command,
 			    const char *method, const char *event)
 {
@@ -53,7 +86,7 @@ int gp_profile_write_header(FILE *f, unsigned hz, const char *mode, const char *
 	if (fputs("command ", f) == EOF || gp_write_escaped(f, command) != 0 ||
 	    fputc('\n', f) == EOF)
 		return -1;
-	return 0;
+	return write_provenance(f);
 }
 
 int gp_profile_write_max_stack(FILE *f, unsigned max_stack, const char *by)
@@ -126,8 +159,7 @@ struct reader {
 	const char *path;
 	size_t lineno;
 	char *cursor;             /* the rest of the current line */
-	int bad;                  /* 1: bad profile (said); 2: out of memory */
-	int ended;                /* the end record was read */
+	int bad;
 };
 
 static int bad(struct reader *r, const char *what)
@@ -387,6 +419,16 @@ static int parse_vdso_symbol(struct reader *r, struct gp_rprofile *p)
 	return 0;
 }
 
+/* A string record: its one field, replacing an earlier one. */
+static int parse_string(struct reader *r, char **slot, const char *what)
+{
+	free(*slot);
+	*slot = str_field(r);
+	if (!*slot)
+		return r->bad ? -1 : bad(r, what);   /* bad 2: no memory */
+	return 0;
+}
+
 static int parse_hz(struct reader *r, struct gp_rprofile *p)
 {
 	uint64_t v;
@@ -397,39 +439,45 @@ static int parse_hz(struct reader *r, struct gp_rprofile *p)
 	return 0;
 }
 
-/* A string record of the header: a later one replaces an earlier one. */
-static int parse_string(struct reader *r, char **to, const char *what)
+static int parse_cpus(struct reader *r, struct gp_rprofile *p)
 {
-	free(*to);
-	*to = str_field(r);
-	return *to ? 0 : bad(r, what);
+	uint64_t v;
+
+	if (num_field(r, 10, &v) != 0 || v == 0 || v > 1000000)
+		return bad(r, "malformed cpus record");
+	p->cpus = (unsigned)v;
+	return 0;
 }
 
-static int parse_mode(struct reader *r, struct gp_rprofile *p)
+/* date YYYY-MM-DDTHH:MM:SS.mmmZ, UTC: kept as written and as epoch ms. */
+static int parse_date(struct reader *r, struct gp_rprofile *p)
 {
-	return parse_string(r, &p->mode, "malformed mode");
-}
+	struct tm tm = { 0 };
+	unsigned ms;
+	time_t t;
+	char z;
 
-static int parse_method(struct reader *r, struct gp_rprofile *p)
-{
-	return parse_string(r, &p->method, "malformed method");
-}
-
-static int parse_event(struct reader *r, struct gp_rprofile *p)
-{
-	return parse_string(r, &p->event, "malformed event");
-}
-
-static int parse_command(struct reader *r, struct gp_rprofile *p)
-{
-	return parse_string(r, &p->command, "malformed command");
+	if (parse_string(r, &p->date, "malformed date record") != 0)
+		return -1;
+	if (strlen(p->date) != 24 ||
+	    sscanf(p->date, "%4d-%2d-%2dT%2d:%2d:%2d.%3u%c", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+		   &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &ms, &z) != 8 || z != 'Z' ||
+	    tm.tm_year < 1970 || tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 ||
+	    tm.tm_mday > 31 || tm.tm_hour > 23 || tm.tm_min > 59 || tm.tm_sec > 60)
+		return bad(r, "malformed date record");
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	t = timegm(&tm);
+	if (t < 0)
+		return bad(r, "malformed date record");
+	p->start_unix_ms = (uint64_t)t * 1000 + ms;
+	return 0;
 }
 
 static int parse_end(struct reader *r, struct gp_rprofile *p)
 {
 	uint64_t ns, nm;
 
-	r->ended = 1;
 	if (num_field(r, 10, &p->duration_ns) != 0 || num_field(r, 10, &ns) != 0 ||
 	    num_field(r, 10, &nm) != 0)
 		return bad(r, "malformed end record");
@@ -438,26 +486,32 @@ static int parse_end(struct reader *r, struct gp_rprofile *p)
 	return 0;
 }
 
-/* The records this version reads; others are for later versions. */
+/* The records, by keyword: a parser, or a string field of the profile. */
 static const struct record_kind {
 	const char *keyword;
-	int (*parse)(struct reader *r, struct gp_rprofile *p);
+	int (*parse)(struct reader *, struct gp_rprofile *);
+	size_t string;            /* offset of a char * field when parse is NULL */
+	const char *malformed;
 } record_kinds[] = {
-	{ "sample", parse_sample },
-	{ "mapping", parse_mapping },
-	{ "lost", parse_lost },
-	{ "vdso-symbol", parse_vdso_symbol },
-	{ "max-stack", parse_max_stack },
-	{ "throttle", parse_throttle },
-	{ "hz", parse_hz },
-	{ "mode", parse_mode },
-	{ "method", parse_method },
-	{ "event", parse_event },
-	{ "command", parse_command },
-	{ "end", parse_end },
+	{ "sample", parse_sample, 0, NULL },
+	{ "mapping", parse_mapping, 0, NULL },
+	{ "lost", parse_lost, 0, NULL },
+	{ "vdso-symbol", parse_vdso_symbol, 0, NULL },
+	{ "max-stack", parse_max_stack, 0, NULL },
+	{ "throttle", parse_throttle, 0, NULL },
+	{ "hz", parse_hz, 0, NULL },
+	{ "cpus", parse_cpus, 0, NULL },
+	{ "date", parse_date, 0, NULL },
+	{ "end", parse_end, 0, NULL },
+	{ "mode", NULL, offsetof(struct gp_rprofile, mode), "malformed mode" },
+	{ "method", NULL, offsetof(struct gp_rprofile, method), "malformed method" },
+	{ "event", NULL, offsetof(struct gp_rprofile, event), "malformed event" },
+	{ "command", NULL, offsetof(struct gp_rprofile, command), "malformed command" },
+	{ "host", NULL, offsetof(struct gp_rprofile, host), "malformed host record" },
+	{ "kernel", NULL, offsetof(struct gp_rprofile, kernel), "malformed kernel record" },
 };
 
-/* The first line: the magic word (already read as KW) and the version. */
+/* The first line: the magic and a version this reader knows. */
 static int parse_magic(struct reader *r, struct gp_rprofile *p, const char *kw)
 {
 	uint64_t v;
@@ -470,9 +524,8 @@ static int parse_magic(struct reader *r, struct gp_rprofile *p, const char *kw)
 	if (num_field(r, 10, &v) != 0)
 		return bad(r, "malformed version");
 	if (v != GP_PROFILE_VERSION) {
-		gp_error(GP_EXIT_BAD_PROFILE,
-			 "%s: profile format version %llu, this gcsprof reads version %d",
-			 r->path, (unsigned long long)v, GP_PROFILE_VERSION);
+		gp_error(GP_EXIT_BAD_PROFILE, "%s: profile format version %llu, this gcsprof reads "
+			 "version %d", r->path, (unsigned long long)v, GP_PROFILE_VERSION);
 		r->bad = 1;
 		return -1;
 	}
@@ -480,16 +533,15 @@ static int parse_magic(struct reader *r, struct gp_rprofile *p, const char *kw)
 	return 0;
 }
 
-/* One line of LEN bytes with its newline; -1 stops the reading. */
-static int parse_line(struct reader *r, struct gp_rprofile *p, char *line, size_t len)
+/* One line, its newline removed. Sets *ENDED at the end record. */
+static int parse_line(struct reader *r, struct gp_rprofile *p, char *line, size_t len, int *ended)
 {
 	const char *kw;
 	size_t i;
 
-	line[len - 1] = '\0';
-	if (memchr(line, '\0', len - 1))
+	if (memchr(line, '\0', len))
 		return bad(r, "binary data");
-	if (r->ended)
+	if (*ended)
 		return bad(r, "data after the end record");
 	r->cursor = line;
 	kw = field(r);
@@ -497,33 +549,44 @@ static int parse_line(struct reader *r, struct gp_rprofile *p, char *line, size_
 		return bad(r, "empty line");
 	if (r->lineno == 1)
 		return parse_magic(r, p, kw);
-	for (i = 0; i < sizeof(record_kinds) / sizeof(record_kinds[0]); i++)
-		if (strcmp(kw, record_kinds[i].keyword) == 0)
-			return record_kinds[i].parse(r, p);
-	return 0;
+	for (i = 0; i < sizeof(record_kinds) / sizeof(record_kinds[0]); i++) {
+		const struct record_kind *k = &record_kinds[i];
+
+		if (strcmp(kw, k->keyword) != 0)
+			continue;
+		if (strcmp(kw, "end") == 0)
+			*ended = 1;
+		if (k->parse)
+			return k->parse(r, p);
+		return parse_string(r, (char **)((char *)p + k->string), k->malformed);
+	}
+	return 0;       /* unknown records are for later versions */
 }
 
-/* Every line of F until the end of the file, a bad line or a cut one. */
-static void parse_lines(struct reader *r, struct gp_rprofile *p, FILE *f)
+/* Every line of F; returns whether the end record was seen. */
+static int read_lines(struct reader *r, struct gp_rprofile *p, FILE *f)
 {
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
+	int ended = 0;
 
 	while ((len = getline(&line, &cap, f)) >= 0) {
 		r->lineno++;
 		if (len == 0 || line[len - 1] != '\n') {
-			r->ended = 0;   /* a last line without its newline: cut short */
+			ended = 0;      /* a last line without its newline: cut short */
 			break;
 		}
-		if (parse_line(r, p, line, (size_t)len) != 0)
+		line[len - 1] = '\0';
+		if (parse_line(r, p, line, (size_t)len - 1, &ended) != 0)
 			break;
 	}
 	free(line);
+	return ended;
 }
 
-/* What the whole reading gives: the exit status, the profile kept or freed. */
-static int finish_reading(struct reader *r, struct gp_rprofile *p)
+/* What is left to say once every line is read. */
+static int finish(struct reader *r, struct gp_rprofile *p, int ended)
 {
 	if (r->bad) {
 		gp_profile_free(p);
@@ -540,7 +603,7 @@ static int finish_reading(struct reader *r, struct gp_rprofile *p)
 		gp_profile_free(p);
 		return gp_error(GP_EXIT_SYSTEM, "out of memory");
 	}
-	if (!r->ended) {
+	if (!ended) {
 		/* Every complete record before the cut stays usable: what a
 		 * recorder killed mid-run or a full disk left is reported. */
 		p->truncated = 1;
@@ -554,23 +617,25 @@ static int finish_reading(struct reader *r, struct gp_rprofile *p)
 
 int gp_profile_read(struct gp_rprofile *p, const char *path)
 {
-	struct reader r = { .path = path };
+	const int is_stdin = strcmp(path, "-") == 0;
+	struct reader r = { is_stdin ? "standard input" : path, 0, NULL, 0 };
+	int ended, err;
 	FILE *f;
 
 	memset(p, 0, sizeof(*p));
-	f = fopen(path, "r");
+	f = is_stdin ? stdin : fopen(path, "r");
 	if (!f)
 		return gp_error(errno == EACCES ? GP_EXIT_PERMISSION : GP_EXIT_INPUT,
 				"cannot read profile %s: %s", path, strerror(errno));
-	parse_lines(&r, p, f);
-	if (ferror(f) && !r.bad) {
-		gp_error(GP_EXIT_INPUT, "cannot read profile %s: %s", path, strerror(errno));
+	ended = read_lines(&r, p, f);
+	err = ferror(f) ? errno : 0;
+	if (!is_stdin)
 		fclose(f);
+	if (err && !r.bad) {
 		gp_profile_free(p);
-		return GP_EXIT_INPUT;
+		return gp_error(GP_EXIT_INPUT, "cannot read profile %s: %s", r.path, strerror(err));
 	}
-	fclose(f);
-	return finish_reading(&r, p);
+	return finish(&r, p, ended);
 }
 
 void gp_profile_free(struct gp_rprofile *p)
@@ -597,5 +662,8 @@ void gp_profile_free(struct gp_rprofile *p)
 	free(p->method);
 	free(p->event);
 	free(p->max_stack_by);
+	free(p->date);
+	free(p->host);
+	free(p->kernel);
 	memset(p, 0, sizeof(*p));
 }

@@ -80,6 +80,15 @@ struct gp_rprofile {
 	int has_throttle;
 	uint64_t throttles, unthrottles;
 	uint64_t duration_ns;
+	/* Where and when it was recorded (files before these records have
+	 * none: NULL, 0): the wall-clock start as written (ISO 8601, UTC)
+	 * and in ms since the epoch, the host name, the kernel release, the
+	 * CPUs online. */
+	char *date;
+	uint64_t start_unix_ms;
+	char *host;
+	char *kernel;
+	unsigned cpus;
 	struct gp_rsample *samples;
 	size_t nsamples, samples_cap;
 	struct gp_frame *frames;
@@ -93,7 +102,7 @@ struct gp_rprofile {
 	int truncated;             /* no end record: the file was cut short */
 };
 
-/* Read PATH into *P. Returns 0, or prints one line and returns an exit
+/* Read PATH ("-": standard input) into *P. Returns 0, or prints one line and returns an exit
  * status (GP_EXIT_INPUT, GP_EXIT_BAD_PROFILE, ...). GP_EXIT_TRUNCATED is
  * the one error after which *P is valid (and must be freed): it holds the
  * complete records before the cut, and P->truncated is set. */
@@ -101,7 +110,9 @@ int gp_profile_read(struct gp_rprofile *p, const char *path);
 void gp_profile_free(struct gp_rprofile *p);
 
 /* Writing, line by line as the recording goes (nothing is held back). */
-/* METHOD: "perf" or "ptrace"; EVENT: the perf event, or NULL. */
+/* METHOD: "perf" or "ptrace"; EVENT: the perf event, or NULL. The header
+ * also records when, where and on what kernel: now, this host's name, its
+ * kernel release and online CPUs. */
 int gp_profile_write_header(FILE *f, unsigned hz, const char *mode, const char *command,
 			    const char *method, const char *event);
 /* perf: chains are at most MAX_STACK frames, a limit set by BY ("sysctl"

@@ -94,6 +94,20 @@ int gp_out_close(struct gp_out *out)
 	return 0;
 }
 
+int gp_looks_like_profile(const char *path)
+{
+	static const char magic[] = "gcsprof-profile ";
+	char head[sizeof(magic)] = "";
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return 0;
+	n = fread(head, 1, sizeof(magic) - 1, f);
+	fclose(f);
+	return n == sizeof(magic) - 1 && memcmp(head, magic, n) == 0;
+}
+
 void *gp_grow(void *ptr, size_t *cap, size_t need, size_t elem)
 {
 	size_t n = *cap ? *cap : 16;

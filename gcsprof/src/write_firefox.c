@@ -226,11 +226,14 @@ static void write_thread(const struct gp_model *m, FILE *f, const struct gp_samp
 
 static void write_meta(const struct gp_model *m, FILE *f)
 {
-	fprintf(f, "{\"meta\":{\"version\":%d,\"startTime\":0,\"shutdownTime\":null,"
+	/* startTime: when the recording began, in ms since the epoch (0 for
+	 * files that do not say); sample times are ms after it. */
+	fprintf(f, "{\"meta\":{\"version\":%d,\"startTime\":%" PRIu64 ",\"shutdownTime\":null,"
 		   "\"interval\":%.6f,\"stackwalk\":1,\"debug\":0,\"gcpoison\":0,\"asyncstack\":0,"
 		   "\"processType\":0,\"presymbolicated\":true,\"profilingStartTime\":0,"
 		   "\"profilingEndTime\":%.6f,\"product\":",
-		GECKO_VERSION, (double)m->period_ns / 1e6, (double)m->duration_ns / 1e6);
+		GECKO_VERSION, m->start_unix_ms, (double)m->period_ns / 1e6,
+		(double)m->duration_ns / 1e6);
 	gp_json_string(f, m->command);
 	fputs(",\"categories\":[{\"name\":\"Other\",\"color\":\"grey\",\"subcategories\":"
 	      "[\"Other\"]},{\"name\":\"User\",\"color\":\"yellow\",\"subcategories\":[\"Other\"]}],"

@@ -2,7 +2,7 @@
 /* Folded stacks (FlameGraph's stackcollapse output, speedscope input): one
  * line per distinct stack, root first, frames joined by ';', then a space
  * and the count. A ';' in a name becomes ':'; with --per-thread the
- * thread name is the root frame. */
+ * thread name is the root frame; with -g callee the leaf is the root. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,12 +19,16 @@ static int by_text(const void *a, const void *b)
 	return strcmp(((const struct line *)a)->text, ((const struct line *)b)->text);
 }
 
-/* Build the folded text of sample S (malloc'd), or NULL. */
-char *gp_folded_stack(const struct gp_model *m, const struct gp_sample *s, int per_thread);
-char *gp_folded_stack(const struct gp_model *m, const struct gp_sample *s, int per_thread)
+/* The folded text of sample S (malloc'd), or NULL; leaf first with
+ * -g callee. */
+static char *folded_stack(const struct gp_model *m, const struct gp_sample *s,
+			  const struct gp_report_opts *o)
 {
 	const char **names;
-	size_t n = gp_sample_stack(m, s, per_thread, &names), i, len = 1;
+	size_t n = o->graph == GP_GRAPH_CALLEE ?
+			   gp_sample_stack_inverted(m, s, o->per_thread, &names) :
+			   gp_sample_stack(m, s, o->per_thread, &names),
+	       i, len = 1;
 	char *t, *p;
 
 	if (n == (size_t)-1)
@@ -63,7 +67,7 @@ int gp_write_folded(const struct gp_model *m, struct gp_out *out, const struct g
 	if (!lines)
 		return gp_error(GP_EXIT_SYSTEM, "out of memory");
 	for (i = 0; i < m->nsamples; i++) {
-		lines[n].text = gp_folded_stack(m, &m->samples[i], o->per_thread);
+		lines[n].text = folded_stack(m, &m->samples[i], o);
 		if (!lines[n].text) {
 			ret = gp_error(GP_EXIT_SYSTEM, "out of memory");
 			goto out;

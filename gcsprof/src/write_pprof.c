@@ -6,7 +6,8 @@
  * (count) and cpu or wall time (nanoseconds, count x period). Labels carry
  * the thread name, tid, pid and thread state; with --per-thread each stack
  * also gets its thread as the root frame, as folded stacks do. The
- * recording's caveats are the Profile's comments.
+ * recording's provenance and caveats are the Profile's comments, and its
+ * start its time_nanos.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +90,7 @@ static int build_strings(struct pprof *b)
 	b->p.period_type = &b->period;
 	b->p.period = b->m->period_ns;
 	b->p.duration_nanos = (int64_t)b->m->duration_ns;
+	b->p.time_nanos = (int64_t)(b->m->start_unix_ms * 1000000);   /* 0: not recorded */
 	return 0;
 }
 

@@ -192,7 +192,9 @@ int gp_write_svg(const struct gp_model *m, struct gp_out *out, const struct gp_r
 
 	for (i = 0; i < m->nsamples; i++) {
 		const char **names;
-		size_t n = gp_sample_stack(m, &m->samples[i], o->per_thread, &names);
+		size_t n = o->graph == GP_GRAPH_CALLEE ?
+				   gp_sample_stack_inverted(m, &m->samples[i], o->per_thread, &names) :
+				   gp_sample_stack(m, &m->samples[i], o->per_thread, &names);
 		struct node *cur = &root;
 
 		if (n == (size_t)-1) {

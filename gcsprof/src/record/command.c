@@ -306,8 +306,7 @@ static int record_run(void *p, int argc, char **argv)
 
 const struct gp_command gp_cmd_record = {
 	.name = "record",
-	.synopsis = "[-F HZ] [-o FILE] [--method auto|perf|ptrace] [--wall] [--fallback fp|cfi] "
-		    "(-p PID | [--] COMMAND [ARGS...])",
+	.synopsis = "(-p PID | [--] COMMAND [ARGS...])",
 	.summary = "sample the call chains of a process from their GCS into a profile file",
 	.options = record_options,
 	.noptions = sizeof(record_options) / sizeof(record_options[0]),

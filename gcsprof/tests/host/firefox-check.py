@@ -10,7 +10,15 @@ Then do what the importer does with frame locations (one function per
 distinct location, "NAME (in LIB)" giving the function NAME in library
 LIB) and print, per thread, "thread NAME TID SAMPLES FIRST_MS LAST_MS" and
 its heaviest leaf functions "leaf COUNT FUNCTION [LIB]", most first.
-Exit 1 with the reasons if the file does not fit."""
+Exit 1 with the reasons if the file does not fit.
+
+Why this and not the profiler's own importer: the Firefox Profiler is a
+web application built from its repository (firefox-devtools/profiler) and
+is not published as a package; the npm registry, the one reachable here,
+has no firefox-profiler nor @firefox-devtools/profiler (both 404 when
+looked up, 2026-12), only side packages (gecko-profiler-demangle,
+@firefox-devtools/react-contextmenu). So its import code cannot be run
+from a package here, and this check follows its types instead."""
 import re
 import sys
 

@@ -41,8 +41,7 @@ check "without a warning about missing files" sh -c '! grep -q "not on this mach
 check "the same folded stacks as in the guest" cmp -s split.archive.folded split.guest.folded
 "$gp" report split.data --sysroot "$work/root" -f pprof -o split.pb.gz
 check "pprof on the host" [ $? -eq 0 ]
-self_top=$(grep -E '^ +[0-9.]+% +[0-9.]+% ' split.host.txt | sort -k1,1 -rn | head -n 1 |
-	awk '{print $4}')
+self_top=$(grep -E '^ +[0-9.]+% +[0-9.]+% ' split.host.txt | head -n 1 | awk '{print $4}')
 if [ -n "$pprof_check" ]; then
 	"$pprof_check" split.pb.gz >pprof-check.txt
 	check "the pprof output is a valid Profile" [ $? -eq 0 ]
@@ -82,6 +81,46 @@ if command -v python3 >/dev/null 2>&1; then
 else
 	skip "no python3 for the speedscope, Firefox Profiler and SVG checks"
 fi
+
+# The guest's root as a folder (vm/guest-sysroot), with and without
+# libc6-dbg: sid's libc is stripped of its local functions, which the
+# report says once and its debug package in the sysroot names.
+check "the header says where and when the profile was made" \
+	grep -q '^# recorded: [0-9-]* [0-9:]* UTC on gcsprof-guest (Linux [^,]*, [0-9]* CPUs\{0,1\})$' split.host.txt
+if grep -q '\[libc.so.6+0x' split.host.txt; then
+	check "without libc6-dbg, glibc's local functions unnamed: said once, with the fix" \
+		grep -q '^# unnamed: .*install its debug package (e.g. libc6-dbg) in the sysroot, where it lands in usr/lib/debug' split.host.txt
+else
+	not_ok "sid's libc was expected to leave some frames unnamed without its debug file"
+fi
+sysroot_tool=$(dirname "$vm_run")/guest-sysroot
+if "$sysroot_tool" --debug --stage "$stage" "$work/sysroot" >sysroot.log 2>&1; then
+	cmp -s "$work/sysroot/usr/lib/aarch64-linux-gnu/libc.so.6" \
+		"$work/root/usr/lib/aarch64-linux-gnu/libc.so.6"
+	same_libc=$?
+	"$gp" report split.data --sysroot "$work/sysroot" -o split.debug.txt 2>debug.err
+	check "report with the guest root as a folder (vm/guest-sysroot --debug)" [ $? -eq 0 ]
+	show split.debug.txt | head -n 14
+	if [ $same_libc -eq 0 ]; then
+		check "libc6-dbg in the sysroot's usr/lib/debug names __libc_start_call_main" \
+			grep -q ' __libc_start_call_main' split.debug.txt
+		check "no frame of libc unnamed, and no hint" sh -c \
+			'! grep -q "\[libc.so.6+0x" split.debug.txt && ! grep -q "^# unnamed" split.debug.txt'
+		check "nor a warning about the files" [ ! -s debug.err ]
+		check "the same hottest function as in the guest" \
+			[ "$(top split.debug.txt | head -n 1)" = "$(top split.guest.txt | head -n 1)" ]
+	else
+		skip "the guest's libc and the libc6-dbg piece's differ (extracted at other times)"
+	fi
+else
+	not_ok "vm/guest-sysroot --debug: $(tail -n 1 sysroot.log)"
+fi
+"$gp" report split.data -f folded -o /dev/null 2>nosysroot.err
+# shellcheck disable=SC2016 # the inner shell expands it
+check "without --sysroot: one line says it was recorded elsewhere, with the fix" sh -c \
+	'[ "$(wc -l <nosysroot.err)" -eq 1 ] &&
+	 grep -q "this profile was recorded on gcsprof-guest (Linux .*give --sysroot DIR" nosysroot.err'
+show nosysroot.err
 
 "$gp" inspect smash.core --sysroot "$work/root" >smash.host.txt 2>&1
 check "inspect on the host" [ $? -eq 0 ]

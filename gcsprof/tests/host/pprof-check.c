@@ -5,7 +5,9 @@
  * flat (self) sample count, "count name" per line, most first: what
  * `go tool pprof -top` would list, for hosts without Go. With --roots,
  * the outermost frames instead (the threads, with report --per-thread);
- * with --comments, the profile's comments, "comment TEXT" per line.
+ * with --comments, the profile's comments, "comment TEXT" per line; with
+ * --functions, the function table, "function NAME" per line, and the
+ * profile's start, "time_nanos N".
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,7 +43,7 @@ int main(int argc, char **argv)
 	size_t len = 0, cap = 0, i, j;
 	struct row *rows;
 	gzFile gz;
-	int n, roots = 0, comments = 0;
+	int n, roots = 0, comments = 0, functions = 0;
 
 	if (argc == 3 && strcmp(argv[1], "--roots") == 0) {
 		roots = 1;
@@ -49,8 +51,11 @@ int main(int argc, char **argv)
 	} else if (argc == 3 && strcmp(argv[1], "--comments") == 0) {
 		comments = 1;
 		argv++;
+	} else if (argc == 3 && strcmp(argv[1], "--functions") == 0) {
+		functions = 1;
+		argv++;
 	} else if (argc != 2)
-		return fail("usage: pprof-check [--roots | --comments] FILE");
+		return fail("usage: pprof-check [--roots | --comments | --functions] FILE");
 	gz = gzopen(argv[1], "rb");
 	if (!gz)
 		return fail("cannot open the file");
@@ -99,6 +104,11 @@ int main(int argc, char **argv)
 			return fail("bad function id or name index");
 		rows[i].name = p->string_table[f->name];
 	}
+	if (functions) {
+		for (i = 0; i < p->n_function; i++)
+			printf("function %s\n", rows[i].name);
+		printf("time_nanos %lld\n", (long long)p->time_nanos);
+	}
 	for (i = 0; i < p->n_location; i++) {
 		const Perftools__Profiles__Location *l = p->location[i];
 
@@ -126,7 +136,7 @@ int main(int argc, char **argv)
 			rows[l->line[0]->function_id - 1].count += s->value[0];
 	}
 	qsort(rows, p->n_function, sizeof(*rows), by_count);
-	for (i = 0; i < p->n_function && rows[i].count; i++)
+	for (i = 0; !functions && i < p->n_function && rows[i].count; i++)
 		printf("%lld %s\n", rows[i].count, rows[i].name);
 	free(rows);
 	perftools__profiles__profile__free_unpacked(p, NULL);

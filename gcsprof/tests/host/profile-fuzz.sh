@@ -17,6 +17,10 @@ gcsprof-profile 1
 hz 99
 mode wall
 command test%20program%20arg
+date 2026-12-07T10:11:12.345Z
+host fuzz%20host
+kernel 6.12.0-gcs
+cpus 4
 mapping 0 42 400000 401000 0 0123abcd /no/such/prog
 mapping 0 42 7f0000 7f8000 1000 - /no/such/libc.so.6
 mapping 5000 43 500000 501000 0 - /no/such/child
@@ -80,6 +84,12 @@ run_one() { # run_one FILE DESCRIPTION
 				break
 			}
 		done
+		# And through the views and slices.
+		[ "$st" = 0 ] && { timeout 20 "$gp" report "$1" -g caller --peek . --group object \
+			--sort total -o out.views 2>err.txt || st="text views"; }
+		[ "$st" = 0 ] && { timeout 20 "$gp" report "$1" -f svg -g callee --percent-limit 20 \
+			--focus . --ignore zz --time ,1 --tid 42,43 -o out.views.svg 2>err.txt ||
+			st="svg slices"; }
 		if [ "$st" = 0 ]; then ok "$2: reported"; else
 			not_ok "$2: reported as text, not as $st"; sed 's/^/# /' err.txt | head -n 5
 			cp "$1" "kept-$tap_n.data"; fi ;;

@@ -118,7 +118,14 @@ int main(int argc, char **argv)
 		char **notes = NULL;
 		size_t n = gp_model_notes(&m, &notes);
 
-		tap_result(n == 3 && strcmp(notes[0], "not sampled: no-gcs 3 ring-overrun 4") == 0 &&
+		tap_result(n == 3 &&
+			   strcmp(notes[0], "not sampled: 7 samples (53.8% of the 13 due) were not "
+				  "taken: 3 from threads running without GCS (no-gcs; to avoid it, "
+				  "record with --gcs-tunable 3 to force GCS on, or with --fallback fp "
+				  "or cfi to sample them by frame records or DWARF CFI); 4 that the "
+				  "kernel could not write because the ring buffer was full "
+				  "(ring-overrun; to avoid it, a larger -m (ring buffer pages per CPU) "
+				  "or a lower -F).") == 0 &&
 			   strncmp(notes[1], "throttled: the kernel paused sampling 5 times", 45) == 0 &&
 			   strncmp(notes[2], "cut: 2 of 6 samples (33.3%) have chains that reached the "
 				   "limit of 3 frames", 74) == 0 &&
