@@ -128,9 +128,12 @@ same_names() {
 # innermost first: "TID NAMES" (one name a field, joined by "|").
 report_names() {
 	mawk '
+	# A function outside the program carries its object, "raise [libc.so.6]".
 	function norm(s) {
 		if (s == "[signal handler called]") return "<sigreturn>"
-		return s ~ /^\[/ ? "?" : s
+		if (s ~ /^\[/) return "?"
+		sub(/ \[[^]]*\]$/, "", s)
+		return s
 	}
 	/^## thread [0-9]+/ { tid = $3; want = 0; next }
 	/^Heaviest call chains/ { want = tid != ""; next }
