@@ -97,6 +97,14 @@ static inline void tap_skip(const char *name, const char *why)
 	tap_print("ok %d %s # SKIP %s\n", tap.run, name, why);
 }
 
+/* For a program whose number of cases depends on what it was asked to
+ * run (its features): the header now, the plan after the cases
+ * (tap_done). */
+static inline void tap_start(void)
+{
+	tap_print("TAP version 13\n");
+}
+
 /* Skip the whole program: no plan was printed yet. */
 static inline void __attribute__((noreturn)) tap_skip_all(const char *why)
 {
@@ -112,6 +120,66 @@ static inline void __attribute__((noreturn)) tap_finish(void)
 	if (tap.failed)
 		exit(TAP_EXIT_FAIL);
 	exit(tap.passed ? TAP_EXIT_PASS : TAP_EXIT_SKIP);
+}
+
+/*
+ * A program of several features, each a CTest test of its own (the
+ * program is run with the feature's name), so that a failure names it:
+ * a table of them, the ones ARGV names run, all when it names none.
+ */
+struct tap_feature {
+	const char *name;
+	void (*run)(void);
+};
+
+/* Is FEATURE among the ones ARGV names (or does it name none)? */
+static inline int tap_feature_requested(int argc, char **argv, const char *feature)
+{
+	int i;
+
+	for (i = 1; i < argc; i++)
+		if (strcmp(argv[i], feature) == 0)
+			return 1;
+	return argc == 1;
+}
+
+/* Does every argument name one of the N features? If not, say which are
+ * there (on stderr) and return 0. */
+static inline int tap_features_known(const struct tap_feature *f, size_t n, int argc, char **argv)
+{
+	int i, bad = 0;
+	size_t k;
+
+	for (i = 1; i < argc; i++) {
+		for (k = 0; k < n && strcmp(argv[i], f[k].name) != 0; k++)
+			;
+		bad |= k == n;
+	}
+	if (!bad)
+		return 1;
+	fprintf(stderr, "%s: features:", argv[0]);
+	for (k = 0; k < n; k++)
+		fprintf(stderr, " %s", f[k].name);
+	fputc('\n', stderr);
+	return 0;
+}
+
+/* Run the features ARGV names, in the table's order. */
+static inline void tap_run_features(const struct tap_feature *f, size_t n, int argc, char **argv)
+{
+	size_t k;
+
+	for (k = 0; k < n; k++)
+		if (tap_feature_requested(argc, argv, f[k].name))
+			f[k].run();
+}
+
+/* The plan, after the cases (tap_start), then as tap_finish. */
+static inline void __attribute__((noreturn)) tap_done(void)
+{
+	tap.planned = tap.run;
+	tap_print("1..%d\n", tap.run);
+	tap_finish();
 }
 
 #endif /* GCSPROF_TAP_H */

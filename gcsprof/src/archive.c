@@ -100,14 +100,115 @@ static int same_id(const unsigned char *a, size_t na, const unsigned char *b, si
 	return na == nb && memcmp(a, b, na) == 0;
 }
 
+/* What the files of the profile came to. */
+struct bundle {
+	const char *dir, *sysroot;
+	size_t copied, missing, differs;
+	const char *missing_eg, *differs_eg;
+};
+
+/* The bundle's folder DIR, with the profile FILE in it. 0, or an exit
+ * status. */
+static int make_bundle(const char *dir, const char *file)
+{
+	char *dst = NULL;
+	int ret = 0;
+
+	if (mkdir(dir, 0755) != 0)
+		return gp_error(GP_EXIT_OUTPUT, "archive: cannot make %s: %s%s", dir, strerror(errno),
+				errno == EEXIST ? " (remove it, or give -o DIR)" : "");
+	if (asprintf(&dst, "%s/profile", dir) < 0 || copy_file(file, dst) != 0)
+		ret = gp_error(GP_EXIT_OUTPUT, "archive: cannot copy %s into %s: %s", file, dir,
+			       strerror(errno));
+	free(dst);
+	return ret;
+}
+
+/* Mapping M's file into the bundle B (under root/), unless it is missing
+ * here or not the file recorded (counted). 0, or an exit status. */
+static int bundle_file(struct bundle *b, const struct gp_rmapping *m)
+{
+	unsigned char *id = NULL;
+	char *src = NULL, *dst = NULL;
+	size_t n;
+	int ret = 0;
+
+	if (asprintf(&src, "%s%s", b->sysroot ? b->sysroot : "", m->path) < 0 ||
+	    asprintf(&dst, "%s/root%s", b->dir, m->path) < 0) {
+		free(src);
+		return gp_error(GP_EXIT_SYSTEM, "out of memory");
+	}
+	if (gcswalk_file_build_id(src, &id, &n) != GCSWALK_OK)
+		n = 0;
+	if (access(src, R_OK) != 0) {
+		if (!b->missing++)
+			b->missing_eg = m->path;
+	} else if (m->build_id_size && !same_id(id, n, m->build_id, m->build_id_size)) {
+		if (!b->differs++)
+			b->differs_eg = m->path;
+	} else if (make_parents(dst) != 0 || copy_file(src, dst) != 0) {
+		ret = gp_error(GP_EXIT_OUTPUT, "archive: cannot write %s: %s", dst, strerror(errno));
+	} else {
+		b->copied++;
+	}
+	free(id);
+	free(src);
+	free(dst);
+	return ret;
+}
+
+/* Every file the profile RAW names, once each, into the bundle B. */
+static int bundle_files(struct bundle *b, const struct gp_rprofile *raw)
+{
+	size_t i, j;
+	int ret = 0;
+
+	for (i = 0; i < raw->nmappings && !ret; i++) {
+		const struct gp_rmapping *m = &raw->mappings[i];
+
+		for (j = 0; j < i && strcmp(raw->mappings[j].path, m->path) != 0; j++)
+			;
+		if (j < i || !safe_path(m->path))
+			continue;      /* done already, or not a file (the vDSO) */
+		ret = bundle_file(b, m);
+	}
+	return ret;
+}
+
+/* What was left out, and the line that says where the bundle is. */
+static int bundle_summary(const struct bundle *b)
+{
+	if (b->missing)
+		gp_warn("archive: %zu file(s) the profile names are not here (e.g. %s%s): their "
+			"frames will show as [file+offset]", b->missing, b->sysroot ? b->sysroot : "",
+			b->missing_eg);
+	if (b->differs)
+		gp_warn("archive: %zu file(s) differ from the ones recorded (build-id mismatch, "
+			"e.g. %s): left out", b->differs, b->differs_eg);
+	/* Only a bundle with every file reports anywhere: say what this one
+	 * holds. */
+	if (!b->missing && !b->differs)
+		printf("%s: the profile and the %zu file(s) it names; report it anywhere with: "
+		       "gcsprof report %s\n", b->dir, b->copied, b->dir);
+	else if (b->copied)
+		printf("%s: the profile and %zu of the %zu file(s) it names; gcsprof report %s names "
+		       "the frames in those, the others show as [file+offset]\n", b->dir, b->copied,
+		       b->copied + b->missing + b->differs, b->dir);
+	else
+		printf("%s: the profile alone: none of the %zu file(s) it names %s (give --sysroot "
+		       "DIR where they are), so gcsprof report %s can name no frame by these\n",
+		       b->dir, b->missing + b->differs, b->missing ? "is here" : "matches the recorded one",
+		       b->dir);
+	return fflush(stdout) == 0 ? 0 : GP_EXIT_OUTPUT;
+}
+
 static int archive_run(void *p, int argc, char **argv)
 {
 	const struct archive_opts *o = p;
-	const char *file = argc > 0 ? argv[0] : "gcsprof.data", *missing_eg = NULL;
-	const char *differs_eg = NULL;
-	size_t i, j, copied = 0, missing = 0, differs = 0;
+	const char *file = argc > 0 ? argv[0] : "gcsprof.data";
+	struct bundle b;
 	struct gp_rprofile raw;
-	char *dir = NULL, *dst = NULL;
+	char *dir = NULL;
 	int ret;
 
 	if (strcmp(file, "-") == 0)
@@ -130,81 +231,17 @@ static int archive_run(void *p, int argc, char **argv)
 		dir = strdup(o->output);
 	else if (asprintf(&dir, "%s.archive", file) < 0)
 		dir = NULL;
-	if (!dir) {
-		gp_profile_free(&raw);
-		return gp_error(GP_EXIT_SYSTEM, "out of memory");
-	}
-	if (mkdir(dir, 0755) != 0) {
-		ret = gp_error(GP_EXIT_OUTPUT, "archive: cannot make %s: %s%s", dir, strerror(errno),
-			       errno == EEXIST ? " (remove it, or give -o DIR)" : "");
-		goto out;
-	}
-	if (asprintf(&dst, "%s/profile", dir) < 0 || copy_file(file, dst) != 0) {
-		ret = gp_error(GP_EXIT_OUTPUT, "archive: cannot copy %s into %s: %s", file, dir,
-			       strerror(errno));
-		goto out;
-	}
-	for (i = 0; i < raw.nmappings; i++) {
-		const struct gp_rmapping *m = &raw.mappings[i];
-		unsigned char *id = NULL;
-		char *src = NULL;
-		size_t n;
-
-		for (j = 0; j < i && strcmp(raw.mappings[j].path, m->path) != 0; j++)
-			;
-		if (j < i || !safe_path(m->path))
-			continue;      /* done already, or not a file (the vDSO) */
-		free(dst);
-		dst = NULL;
-		if (asprintf(&src, "%s%s", o->sysroot ? o->sysroot : "", m->path) < 0 ||
-		    asprintf(&dst, "%s/root%s", dir, m->path) < 0) {
-			free(src);
-			ret = gp_error(GP_EXIT_SYSTEM, "out of memory");
-			goto out;
-		}
-		if (gcswalk_file_build_id(src, &id, &n) != GCSWALK_OK)
-			n = 0;
-		if (access(src, R_OK) != 0) {
-			if (!missing++)
-				missing_eg = m->path;
-		} else if (m->build_id_size && !same_id(id, n, m->build_id, m->build_id_size)) {
-			if (!differs++)
-				differs_eg = m->path;
-		} else if (make_parents(dst) != 0 || copy_file(src, dst) != 0) {
-			ret = gp_error(GP_EXIT_OUTPUT, "archive: cannot write %s: %s", dst,
-				       strerror(errno));
-			free(id);
-			free(src);
-			goto out;
-		} else {
-			copied++;
-		}
-		free(id);
-		free(src);
-	}
-	if (missing)
-		gp_warn("archive: %zu file(s) the profile names are not here (e.g. %s%s): their "
-			"frames will show as [file+offset]", missing, o->sysroot ? o->sysroot : "",
-			missing_eg);
-	if (differs)
-		gp_warn("archive: %zu file(s) differ from the ones recorded (build-id mismatch, "
-			"e.g. %s): left out", differs, differs_eg);
-	/* Only a bundle with every file reports anywhere: say what this one
-	 * holds. */
-	if (!missing && !differs)
-		printf("%s: the profile and the %zu file(s) it names; report it anywhere with: "
-		       "gcsprof report %s\n", dir, copied, dir);
-	else if (copied)
-		printf("%s: the profile and %zu of the %zu file(s) it names; gcsprof report %s names "
-		       "the frames in those, the others show as [file+offset]\n", dir, copied,
-		       copied + missing + differs, dir);
-	else
-		printf("%s: the profile alone: none of the %zu file(s) it names %s (give --sysroot "
-		       "DIR where they are), so gcsprof report %s can name no frame by these\n", dir,
-		       missing + differs, missing ? "is here" : "matches the recorded one", dir);
-	ret = fflush(stdout) == 0 ? 0 : GP_EXIT_OUTPUT;
-out:
-	free(dst);
+	if (!dir)
+		ret = gp_error(GP_EXIT_SYSTEM, "out of memory");
+	if (!ret)
+		ret = make_bundle(dir, file);
+	memset(&b, 0, sizeof(b));
+	b.dir = dir;
+	b.sysroot = o->sysroot;
+	if (!ret)
+		ret = bundle_files(&b, &raw);
+	if (!ret)
+		ret = bundle_summary(&b);
 	free(dir);
 	gp_profile_free(&raw);
 	return ret;

@@ -9,7 +9,7 @@
 #include <gcswalk.h>
 
 #include "gcsprof.h"
-#include "record.h"
+#include "record/recording.h"
 
 struct status_opts {
 	int unused;
@@ -75,12 +75,13 @@ static int status_run(void *p, int argc, char **argv)
 {
 	struct gcswalk_arch_info a = { .size = sizeof(a) };
 	gcswalk_target *t = NULL;
+	const struct record_opts record_defaults = { 0 };
 	const char *why = NULL, *event = NULL;
 	char *msg = NULL, *end;
 	struct gp_out out;
 	long pid;
 	size_t i, n;
-	int ret;
+	int ret, quiet;
 
 	(void)p;
 	(void)argc;
@@ -116,12 +117,13 @@ static int status_run(void *p, int argc, char **argv)
 	for (i = 0; i < n; i++)
 		print_thread(out.fp, t, i, &a);
 	gcswalk_target_close(t);
-	if (rec_perf_usable(&why, &event) == 0)
+	/* What record's auto would choose, with the default options. */
+	if (rec_method_perf.usable(&record_defaults, &event, &why, &quiet) == 0)
 		fprintf(out.fp, "record would sample with perf (%s event): the kernel takes the "
 			"chains from the %s, the target is never stopped\n", event, a.shadow_stack);
 	else
-		fprintf(out.fp, "record would sample with ptrace (every sample stops the target): "
-			"%s\n", why);
+		fprintf(out.fp, "record would sample with %s (%s): %s\n", rec_method_ptrace.name,
+			rec_method_ptrace.cost, why);
 	return gp_out_close(&out);
 }
 

@@ -33,58 +33,6 @@ static int by_key(const void *a, const void *b, void *sort)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-static int by_text(const void *a, const void *b)
-{
-	return strcmp(((const struct text_count *)a)->text, ((const struct text_count *)b)->text);
-}
-
-static int by_count(const void *a, const void *b)
-{
-	const struct text_count *x = a, *y = b;
-
-	if (x->count != y->count)
-		return x->count < y->count ? 1 : -1;
-	return strcmp(x->text, y->text);
-}
-
-size_t text_merge(struct text_count *v, size_t n)
-{
-	size_t i, j;
-
-	qsort(v, n, sizeof(*v), by_text);
-	for (i = 0, j = 0; i < n; i++) {
-		if (j && strcmp(v[j - 1].text, v[i].text) == 0) {
-			v[j - 1].count += v[i].count;
-			free(v[i].text);
-		} else
-			v[j++] = v[i];
-	}
-	qsort(v, j, sizeof(*v), by_count);
-	return j;
-}
-
-char *text_chain(const char *const *names, size_t n, const char *sep)
-{
-	size_t i, run, len = 1;
-	char *t, *p;
-
-	for (i = 0; i < n; i++)
-		len += strlen(names[i]) + strlen(sep) + 40;
-	t = malloc(len);
-	if (!t)
-		return NULL;
-	p = t;
-	*p = '\0';
-	for (i = 0; i < n; i += run) {
-		for (run = 1; i + run < n && strcmp(names[i + run], names[i]) == 0; run++)
-			;
-		p += sprintf(p, "%s%s", i ? sep : "", names[i]);
-		if (run > 1)
-			p += sprintf(p, " [x%zu, recursion]", run);
-	}
-	return t;
-}
-
 /* Self and total samples of each function in section T. */
 static struct fn_count *count_functions(struct text_section *t)
 {
@@ -279,20 +227,6 @@ static int make_labels(const struct gp_model *m, char **label, char **short_labe
 	gp_map_free(&roots);
 	free(cut);
 	return cut && i == m->nfunctions ? 0 : -1;
-}
-
-size_t text_frames(const struct text_section *t, const struct gp_sample *s, const char ***names)
-{
-	uint64_t *ids;
-	size_t n = gp_sample_frames(t->m, s, &ids), i;
-
-	if (n == (size_t)-1)
-		return n;
-	*names = calloc(n + 1, sizeof(**names));
-	for (i = 0; *names && i < n; i++)
-		(*names)[i] = t->short_label[ids[i] - 1];
-	free(ids);
-	return *names ? n : (size_t)-1;
 }
 
 static void header(const struct gp_model *m, FILE *f)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The text report's pieces: its tables (write_text.c) and its views of
- * callers and callees (write_text_graph.c). */
+/* The text report's pieces: its tables (write_text.c), its views of
+ * callers and callees (write_text_graph.c) and the chains both print
+ * (write_text_chains.c). */
 #ifndef GCSPROF_WRITE_TEXT_H
 #define GCSPROF_WRITE_TEXT_H
 

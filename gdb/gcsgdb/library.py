@@ -8,9 +8,10 @@ link their distribution's libpython). ctypes needs only the shared library,
 which is built for the machine anyway, so the same .py files work in every
 GDB with Python.
 
-The structures below mirror gcswalk.h field for field; the library checks
-the size fields the caller sets, so a layout that drifted would be refused,
-not misread.
+The structures and constants below mirror gcswalk.h field for field; the
+test gdb.layout compares every one with the header as the compiler lays it
+out (gdb/tests/host/layout-print.c), and the library checks the size
+fields the caller sets. Only released layouts are here: 1.0 and later.
 """
 import ctypes
 import os
@@ -116,16 +117,8 @@ class SignalInfo(ctypes.Structure):
                 ("thread_index", size_t)]
 
 
-# gcswalk_walk_options: before 1.0 its first field was `unsigned version`
-# (1); from 1.0 (the release that has gcswalk_version()) it is `size_t size`.
-# max_frames is at the same offset in both.
-class WalkOptionsV1(ctypes.Structure):
+class WalkOptions(ctypes.Structure):
     _fields_ = [("size", size_t), ("method", ctypes.c_int), ("flags", ctypes.c_uint),
-                ("max_frames", size_t), ("symbolizer", ctypes.c_void_p)]
-
-
-class WalkOptions0(ctypes.Structure):
-    _fields_ = [("version", ctypes.c_uint), ("method", ctypes.c_int), ("flags", ctypes.c_uint),
                 ("max_frames", size_t), ("symbolizer", ctypes.c_void_p)]
 
 
@@ -136,6 +129,7 @@ ERRMSG = ctypes.POINTER(ctypes.c_void_p)
 # name: (result type, argument types); the optional ones may be missing
 # from an older library and are looked up when first used.
 _PROTOTYPES = {
+    "gcswalk_version": (ctypes.c_char_p, []),
     "gcswalk_strerror": (ctypes.c_char_p, [ctypes.c_int]),
     "gcswalk_frame_kind_name": (ctypes.c_char_p, [ctypes.c_int]),
     "gcswalk_target_open_source": (ctypes.c_int, [PP, ctypes.POINTER(Source), ERRMSG]),
@@ -152,7 +146,6 @@ _PROTOTYPES = {
                                       ctypes.POINTER(size_t)]),
 }
 _OPTIONAL = {
-    "gcswalk_version": (ctypes.c_char_p, []),
     "gcswalk_target_region_count": (size_t, [P]),
     "gcswalk_target_region": (ctypes.c_int, [P, size_t, ctypes.POINTER(Region)]),
     "gcswalk_target_fatal_signal": (ctypes.c_int, [P, ctypes.POINTER(SignalInfo)]),
@@ -189,7 +182,9 @@ class Library:
                 raise GcsError("%s is not libgcswalk 1.0 or later: it has no %s()"
                                % (path, name))
             fn.restype, fn.argtypes = res, args
-            setattr(self, name[len("gcswalk_"):], fn)
+            # version() is the method below: the call is version_string.
+            attr = name[len("gcswalk_"):]
+            setattr(self, "version_string" if attr == "version" else attr, fn)
         for name, (res, args) in _OPTIONAL.items():
             fn = getattr(self.dll, name, None)
             if fn is not None:
@@ -200,8 +195,7 @@ class Library:
         self._free.argtypes, self._free.restype = [ctypes.c_void_p], None
 
     def version(self):
-        fn = self.opt_version
-        return fn().decode() if fn else "before 1.0"
+        return self.version_string().decode()
 
     def strerror_of(self, status):
         return self.strerror(status).decode(errors="replace")
@@ -215,12 +209,8 @@ class Library:
         return text
 
     def walk_options(self, max_frames):
-        if self.opt_version:
-            o = WalkOptionsV1()
-            o.size = ctypes.sizeof(o)
-        else:
-            o = WalkOptions0()
-            o.version = 1
+        o = WalkOptions()
+        o.size = ctypes.sizeof(o)
         o.method, o.flags, o.max_frames, o.symbolizer = 0, 0, max_frames, None
         return o
 

@@ -819,8 +819,19 @@ struct gcswalk_location {
 int gcswalk_symbolize(gcswalk_symbolizer *symbolizer, uint64_t address,
 		      int return_address, const struct gcswalk_location **location);
 
-/* Whether a frame's address is a return address (for gcswalk_symbolize):
- * all but PC and INTERRUPTED_PC. */
+/*
+ * Whether a frame is code: a place the thread was running or will return
+ * to, which a printed chain numbers (#0 the PC) and names. PC, LR, RETURN,
+ * SIGRETURN and INTERRUPTED_PC are; SIGNAL_CAP, SWITCH_CAP, TERMINATOR,
+ * UNREADABLE and INVALID are not (they mark the chain: a line of their
+ * own, no number). 0 for NULL. Since 1.2 (GCSWALK_1.2).
+ */
+int gcswalk_frame_is_code(const struct gcswalk_frame *frame);
+
+/* Whether a frame's address is a return address, to be looked up at its
+ * call (pass it as gcswalk_symbolize()'s RETURN_ADDRESS): the code frames
+ * but PC and INTERRUPTED_PC, so LR, RETURN and SIGRETURN. 0 for frames that
+ * are not code (before 1.2 it was 1 for them too). */
 int gcswalk_frame_is_return(const struct gcswalk_frame *frame);
 
 /* ---- Targets of mappings only (symbolising recorded addresses) ------- */

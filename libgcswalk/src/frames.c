@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* The frame vocabulary every walk shares: names, which frames hold return
- * addresses, and the SIGRETURN relabelling. */
+/* The frame vocabulary every walk shares: names, which frames are code and
+ * which of those hold return addresses (the one answer every tool prints
+ * chains by), and the SIGRETURN relabelling. */
 #include "internal.h"
 
 void gw_mark_sigreturn(struct gcswalk_frame *f, size_t n)
@@ -45,7 +46,24 @@ const char *gcswalk_source_name(enum gcswalk_frame_source source)
 	return "?";
 }
 
+int gcswalk_frame_is_code(const struct gcswalk_frame *f)
+{
+	if (!f)
+		return 0;
+	switch (f->kind) {
+	case GCSWALK_FRAME_PC:
+	case GCSWALK_FRAME_LR:
+	case GCSWALK_FRAME_RETURN:
+	case GCSWALK_FRAME_SIGRETURN:
+	case GCSWALK_FRAME_INTERRUPTED_PC:
+		return 1;
+	default:
+		return 0;         /* caps, the terminator, unreadable and invalid entries */
+	}
+}
+
 int gcswalk_frame_is_return(const struct gcswalk_frame *f)
 {
-	return f && f->kind != GCSWALK_FRAME_PC && f->kind != GCSWALK_FRAME_INTERRUPTED_PC;
+	return gcswalk_frame_is_code(f) && f->kind != GCSWALK_FRAME_PC &&
+	       f->kind != GCSWALK_FRAME_INTERRUPTED_PC;
 }

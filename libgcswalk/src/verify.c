@@ -90,9 +90,13 @@ static int is_sigframe_record(gcswalk_target *t, uint64_t record, const struct s
 	return 0;
 }
 
+/* A GCS entry that holds a return address, which a frame record must
+ * match: the library's own answer (gcswalk_frame_is_return), on a walk
+ * that has no LR frame (the LR is not on the GCS, and the register checks
+ * look at it apart). */
 static int is_return(const struct gcswalk_frame *f)
 {
-	return f->kind == GCSWALK_FRAME_RETURN || f->kind == GCSWALK_FRAME_SIGRETURN;
+	return gcswalk_frame_is_return(f) && f->kind != GCSWALK_FRAME_LR;
 }
 
 /* The first return entry at or after POS, or NG if the GCS has none left. */

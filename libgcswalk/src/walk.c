@@ -75,19 +75,18 @@ static int want_lr(struct gcswalk_target *t, struct gw_thread *th, unsigned flag
 }
 
 /*
- * The GCS walk: PC, maybe LR, then the entries from GCSPR up, read in
- * one go bounded by the GCS region and by the frame limit.
+ * The entries from GCSPR up, read in one go, bounded by the GCS region and
+ * by MAX + 1 (one more entry than frames fit, to know whether the chain
+ * was cut): *ENTRIES (to free) with room for *N, of which *GOT could be
+ * read. Room for the walk's frames too, in W.
  */
-static int walk_gcs(struct gcswalk_target *t, struct gw_thread *th, unsigned flags,
-		    gcswalk_symbolizer *sym, struct gcswalk_walk *w, size_t max)
+static int read_entries(struct gcswalk_target *t, struct gw_thread *th, size_t max,
+			struct gcswalk_walk *w, uint64_t **entries, size_t *n, size_t *got)
 {
 	const struct gw_arch *arch = t->arch;
-	uint64_t lo, hi, gcspr = th->gcs.gcspr, *entries = NULL;
-	size_t want, n, got = 0, i, k = 0, stack_len = 0;
-	unsigned char *stack = NULL;
-	int ret;
+	uint64_t lo, hi, gcspr = th->gcs.gcspr;
+	int ret = check_gcs(t, th);
 
-	ret = check_gcs(t, th);
 	if (ret < 0)
 		return ret;
 	if (gcspr % arch->entry_size)
@@ -96,37 +95,63 @@ static int walk_gcs(struct gcswalk_target *t, struct gw_thread *th, unsigned fla
 	ret = t->be->region(t, gcspr, &lo, &hi);
 	if (ret < 0)
 		return ret;
-	/* One more entry than frames fit, to know whether the chain was cut. */
-	n = (size_t)((hi - gcspr) / arch->entry_size);
-	want = max + 1;
-	if (n > want)
-		n = want;
+	*n = (size_t)((hi - gcspr) / arch->entry_size);
+	if (*n > max + 1)
+		*n = max + 1;
 	/* Frames by the depth, not by the limit: the PC, the LR, and at most
 	 * two per entry (a signal cap and the PC it interrupted). */
-	w->frames = calloc(max + 1 < 2 * n + 3 ? max + 1 : 2 * n + 3, sizeof(*w->frames));
-	entries = calloc(n ? n : 1, sizeof(*entries));
-	if (!w->frames || !entries) {
-		free(entries);
-		return gw_fail(t, GCSWALK_E_NOMEM, "out of memory for %zu GCS entries", n);
-	}
-	ret = t->be->read(t, gcspr, entries, n * sizeof(*entries), &got);
+	w->frames = calloc(max + 1 < 2 * *n + 3 ? max + 1 : 2 * *n + 3, sizeof(*w->frames));
+	*entries = calloc(*n ? *n : 1, sizeof(**entries));
+	if (!w->frames || !*entries)
+		return gw_fail(t, GCSWALK_E_NOMEM, "out of memory for %zu GCS entries", *n);
+	ret = t->be->read(t, gcspr, *entries, *n * sizeof(**entries), got);
 	/* An unreadable slot ends the chain (an UNREADABLE frame); any other
 	 * failure (the thread gone, a caller's callback error) is the walk's. */
-	if (ret < 0 && ret != GCSWALK_E_IO) {
-		free(entries);
+	if (ret < 0 && ret != GCSWALK_E_IO)
 		return ret;
-	}
-	got /= sizeof(*entries);
+	*got /= sizeof(**entries);
+	return GCSWALK_OK;
+}
 
-	w->frames[k++] = (struct gcswalk_frame){ GCSWALK_FRAME_PC, GCSWALK_SOURCE_GCS,
-						 th->regs.pc, 0 };
-	if (want_lr(t, th, flags, sym, entries, got))
-		w->frames[k++] = (struct gcswalk_frame){ GCSWALK_FRAME_LR, GCSWALK_SOURCE_GCS,
-							 th->regs.lr, 0 };
+/* The stack around the thread's SP, read at the first signal cap, for
+ * the interrupted PCs. */
+struct stack_copy {
+	unsigned char *bytes;
+	size_t len;
+	int read;
+};
+
+/* The PC a signal delivered at SLOT (a signal cap) interrupted, from the
+ * kernel's signal frame on the stack: 1 and *F, or 0 when not found. */
+static int interrupted_pc(struct gcswalk_target *t, struct gw_thread *th, uint64_t slot,
+			  struct stack_copy *stack, struct gcswalk_frame *f)
+{
+	uint64_t pc, at;
+
+	if (!stack->read) {
+		stack->bytes = read_stack(t, th, &stack->len);
+		stack->read = 1;
+	}
+	if (!stack->bytes ||
+	    t->arch->signal_pc(stack->bytes, stack->len, th->regs.sp, slot, &pc, &at) != 0)
+		return 0;
+	*f = (struct gcswalk_frame){ GCSWALK_FRAME_INTERRUPTED_PC, GCSWALK_SOURCE_GCS, pc, at };
+	return 1;
+}
+
+/* The frames of ENTRIES (N wanted, GOT read) into W after the K it has,
+ * up to MAX: the walk's frame count, W->final set. */
+static size_t entry_frames(struct gcswalk_target *t, struct gw_thread *th, const uint64_t *entries,
+			   size_t n, size_t got, struct gcswalk_walk *w, size_t k, size_t max)
+{
+	struct stack_copy stack = { NULL, 0, 0 };
+	size_t i;
+
 	w->final = GCSWALK_END;
 	for (i = 0; i < n; i++) {
-		uint64_t slot = gcspr + i * arch->entry_size;
+		uint64_t slot = th->gcs.gcspr + i * t->arch->entry_size;
 		enum gcswalk_frame_kind kind;
+		struct gcswalk_frame f;
 
 		if (k == max) {
 			w->final = GCSWALK_CUT;
@@ -137,32 +162,49 @@ static int walk_gcs(struct gcswalk_target *t, struct gw_thread *th, unsigned fla
 								 GCSWALK_SOURCE_GCS, 0, slot };
 			break;
 		}
-		kind = arch->classify(entries[i], slot);
+		kind = t->arch->classify(entries[i], slot);
 		w->frames[k++] = (struct gcswalk_frame){ kind, GCSWALK_SOURCE_GCS,
 							 kind == GCSWALK_FRAME_TERMINATOR ? 0 : entries[i],
 							 slot };
 		if (kind == GCSWALK_FRAME_TERMINATOR)
 			break;
-		if (kind == GCSWALK_FRAME_SIGNAL_CAP) {
-			uint64_t pc, at;
-
-			if (!stack)
-				stack = read_stack(t, th, &stack_len);
-			if (stack && arch->signal_pc(stack, stack_len, th->regs.sp, slot, &pc, &at) == 0) {
-				if (k == max) {
-					w->final = GCSWALK_CUT;
-					break;
-				}
-				w->frames[k++] = (struct gcswalk_frame){ GCSWALK_FRAME_INTERRUPTED_PC,
-									 GCSWALK_SOURCE_GCS, pc, at };
+		if (kind == GCSWALK_FRAME_SIGNAL_CAP && interrupted_pc(t, th, slot, &stack, &f)) {
+			if (k == max) {
+				w->final = GCSWALK_CUT;
+				break;
 			}
+			w->frames[k++] = f;
 		}
 	}
-	free(stack);
+	free(stack.bytes);
 	/* Entries that run out at the end of the region with no terminator
 	 * (a stack from map_shadow_stack without a marker; every riscv
 	 * shadow stack) end the chain: the frame limit check above fires
 	 * first when it is longer. */
+	return k;
+}
+
+/*
+ * The GCS walk: PC, maybe LR (want_lr), then the entries from GCSPR up, read in
+ * one go bounded by the GCS region and by the frame limit.
+ */
+static int walk_gcs(struct gcswalk_target *t, struct gw_thread *th, unsigned flags,
+		    gcswalk_symbolizer *sym, struct gcswalk_walk *w, size_t max)
+{
+	uint64_t *entries = NULL;
+	size_t n = 0, got = 0, k = 0;
+	int ret = read_entries(t, th, max, w, &entries, &n, &got);
+
+	if (ret < 0) {
+		free(entries);
+		return ret;
+	}
+	w->frames[k++] = (struct gcswalk_frame){ GCSWALK_FRAME_PC, GCSWALK_SOURCE_GCS,
+						 th->regs.pc, 0 };
+	if (want_lr(t, th, flags, sym, entries, got))
+		w->frames[k++] = (struct gcswalk_frame){ GCSWALK_FRAME_LR, GCSWALK_SOURCE_GCS,
+							 th->regs.lr, 0 };
+	k = entry_frames(t, th, entries, n, got, w, k, max);
 	free(entries);
 	if (k > max) {
 		k = max;

@@ -3,10 +3,12 @@
 # shellcheck disable=SC2317
 # Its variables hold pids, counts and fixed paths, never spaces.
 # shellcheck disable=SC2086
-# gcsprof's guest tests, one group per argument (or "all"), TAP output.
-# Runs in the QEMU guest (vm/run) with gcsprof and its workloads staged
-# under /opt/gcsprof. Exit: 0 all passed, 1 a failure, 4 skipped (no GCS
-# in this CPU or kernel).
+# gcsprof's guest tests, one feature a group, one group per argument (or
+# "all"; a name's "-" is t_NAME's "_"), TAP output: each group is a CTest
+# test of its own (gcsprof/tests/CMakeLists.txt), so that a failure names
+# the feature. Runs in the QEMU guest (vm/run) with gcsprof and its
+# workloads staged under /opt/gcsprof. Exit: 0 all passed, 1 a failure,
+# 4 skipped (no GCS in this CPU or kernel).
 #
 # The workloads are built by GCC 12, which does not mark them as GCS
 # compatible, so they run with glibc.cpu.aarch64_gcs=3 (GCS forced).
@@ -141,6 +143,9 @@ t_split() {
 	check "the SVG names path_a" grep -q '>path_a<\|path_a (' split.svg
 	status_is 0 "report pprof" gcsprof report split.data --format pprof -o split.pb.gz
 	check "pprof output is gzip" gzip -t split.pb.gz
+}
+
+t_vdso() {
 	# The vDSO has no file: its frames are named as perf names them. The
 	# split's clock reads are too few samples to count on; this workload
 	# lives in the vDSO.
@@ -153,6 +158,9 @@ t_split() {
 	echo "# clock: $cvdso of $ctotal samples in main;read_clocks;clock_gettime;__kernel_clock_gettime [vdso]"
 	check "vDSO frames are named as perf names them, under their callers ($cvdso of $ctotal)" \
 		[ "$ctotal" -ge 20 -a $((cvdso * 4)) -ge "$ctotal" ]
+}
+
+t_depth() {
 	# A chain deeper than any default limit (libgcswalk's 1024 frames,
 	# perf's 127 entries, raised here as the man page says) is recorded
 	# whole: 1500 descend frames between main and burn.
@@ -179,12 +187,6 @@ t_threads() {
 	for w in worker-1 worker-2 worker-3; do
 		check "$w is in the report by name" grep -q "^## thread [0-9]* ($w)" threads.txt
 	done
-	check "no status line when stderr is not a terminal" sh -c '! grep -q "samples/s" err.txt'
-	if command -v script >/dev/null; then
-		script -qec "gcsprof record ${M:+--method $M} --gcs-tunable 3 -o tty.data -- $T/gcsprof-split 2" \
-			tty.log >/dev/null 2>&1
-		check "a status line on a terminal" grep -q 'samples/s' tty.log
-	fi
 	status_is 0 "folded --per-thread" gcsprof report threads.data --per-thread -f folded -o threads.folded
 	check "worker-1's chains end in worker" grep -qE '^worker-1;(.*;)?worker(;| )' threads.folded
 	status_is 0 "speedscope and Firefox Profiler files" sh -c 'gcsprof report threads.data -f speedscope \
@@ -193,6 +195,21 @@ t_threads() {
 	check "each worker a speedscope profile and a Firefox Profiler thread, by name" sh -c 'for w in \
 		worker-1 worker-2 worker-3; do grep -q "\"name\":\"$w (tid [0-9]*)\"" threads.speedscope.json &&
 		grep -q "{\"name\":\"$w\"," threads.firefox.json || exit 1; done'
+}
+
+# A status line on a terminal, none elsewhere.
+t_status_line() {
+	status_is 0 "record with stderr not a terminal" \
+		rec --gcs-tunable 3 -o notty.data -- $T/gcsprof-split 1
+	check "no status line when stderr is not a terminal" sh -c '! grep -q "samples/s" err.txt'
+	if command -v script >/dev/null; then
+		script -qec "gcsprof record ${M:+--method $M} --gcs-tunable 3 -o tty.data -- $T/gcsprof-split 2" \
+			tty.log >/dev/null 2>&1
+		check "a status line on a terminal" grep -q 'samples/s' tty.log
+	fi
+}
+
+t_cpu_share() {
 	# A CPU profile's samples stand for CPU time: with 16 busy threads on
 	# the guest's CPUs, as many as the CPU time used at -F 99, not one per
 	# thread per tick for waiting its turn.
@@ -222,8 +239,13 @@ t_signals() {
 	status_is 0 "the profile of a killed command is complete" gcsprof report signals2.data -o /dev/null
 	GLIBC_TUNABLES=$GCS3 status_is 3 "a user's GLIBC_TUNABLES is kept" \
 		rec -q -o signals3.data -- $T/gcsprof-signals
+}
+
+t_fork() {
 	# The forked child (its own process, named forked-child) is sampled
 	# too, with chains from its main into child_work.
+	GLIBC_TUNABLES=$GCS3 status_is 3 "record a command that forks" \
+		rec -q -o signals3.data -- $T/gcsprof-signals
 	status_is 0 "report of a command that forks" \
 		gcsprof report signals3.data --per-thread -o signals3.txt
 	grep '^## thread' signals3.txt | show
@@ -239,6 +261,9 @@ t_signals() {
 		gcsprof report signals3.data --per-thread -f folded -o signals3.folded
 	check "the child's chains run from main into child_work" \
 		grep -qE '^forked-child;(.*;)?main;child_work( |;)' signals3.folded
+}
+
+t_exec() {
 	# A shell that runs the workload, then execs it: every program's
 	# chains are symbolised through libc, however early in its life
 	# (ld.so still mapping libraries) its first sample came. A frame in
@@ -253,6 +278,9 @@ t_signals() {
 		[ "$lost" -eq 0 ]
 	check "the workload's chains run from _start through libc into the paths" \
 		grep -qE '^_start;__libc_start_main;(.*;)?main;path_a;' exec.folded
+}
+
+t_interrupt() {
 	# A signal to gcsprof alone ends the recording and reaches the command.
 	# (SIGTERM: a background job of a script ignores SIGINT, and so would
 	# the command, as it would without gcsprof.)
@@ -292,6 +320,9 @@ t_attach() {
 	check "attached samples show path_a" grep -q path_a attach.txt
 	kill $target
 	wait $target 2>/dev/null
+}
+
+t_attach_signals() {
 	# Signals sent to an attached target all arrive, each exactly once
 	# (real-time signals queue, so the target can count them): first a
 	# stream of them while the recorder samples, then five while the
@@ -380,6 +411,11 @@ t_smash() {
 	else
 		ok "gdb's bt on the same core does not reach level1 (the stack is overwritten)"
 	fi
+	mkdir -p /share/smash 2>/dev/null && cp "$core" /share/smash/core 2>/dev/null &&
+		cp $T/gcsprof-smash /share/smash/ 2>/dev/null
+}
+
+t_deep_core() {
 	# A healthy program's deep core: abort() 2000 calls down. Every frame
 	# is accounted for, the recursion in one line, and nothing is called
 	# corruption; --max-frames cuts and says what it cut.
@@ -399,8 +435,6 @@ t_smash() {
 		status_is 0 "inspect --max-frames 100" gcsprof inspect --max-frames 100 deep.core
 		check "says what it cut" grep -qE '[0-9]+ more frames not shown \(--max-frames 100\)' out.txt
 	fi
-	mkdir -p /share/smash 2>/dev/null && cp "$core" /share/smash/core 2>/dev/null &&
-		cp $T/gcsprof-smash /share/smash/ 2>/dev/null
 }
 
 t_errors() {
@@ -423,6 +457,9 @@ t_errors() {
 	status_is 71 "bad core" gcsprof inspect bad.data
 	status_is 75 "missing profile" gcsprof report /nonexistent
 	status_is 127 "command not found" rec -o e.data -- /nonexistent/program
+}
+
+t_fallback() {
 	status_is 0 "--fallback fp samples a process without GCS" \
 		rec --fallback fp -o fb.data -- $T/gcsprof-split 2
 	check "and says so once" [ "$(grep -c 'without GCS' err.txt)" -eq 1 ]
@@ -435,11 +472,20 @@ t_errors() {
 	status_is 0 "without --fallback the same is skipped, and counted" \
 		rec -o nofb.data -- $T/gcsprof-split 2
 	check "counted as no-gcs" grep -q '^lost no-gcs [1-9]' nofb.data
+}
+
+t_args() {
 	status_is 0 "the command gets its arguments and nothing more" \
 		rec -q -F 50 -o e.data -- /bin/echo one two
 	check "exactly them" [ "$(cat out.txt)" = "one two" ]
+}
+
+t_usage() {
 	status_is 64 "usage error" gcsprof record --frobnicate
 	check "each error is one line" [ "$(wc -l <err.txt)" -eq 1 ]
+}
+
+t_status() {
 	GLIBC_TUNABLES=$GCS3 $T/gcsprof-split 30 >/dev/null &
 	s=$!
 	sleep 1
@@ -451,10 +497,17 @@ t_errors() {
 	kill $s
 }
 
-# What the perf method adds: the choice of method, a target never
-# stopped, counted losses, a thread that turns GCS off, many children,
-# and perf's own tool getting the GCS chains.
-t_perf() {
+# The perf method's own tests (perf_*) run where record's default method
+# is perf; elsewhere they say why not and skip.
+need_perf() {
+	[ "$want_method" = perf ] && return 0
+	skip "record samples with $want_method here (the kernel takes no GCS call chains)"
+	return 1
+}
+
+# The choice of method: perf where the kernel takes GCS call chains,
+# ptrace elsewhere and for what perf cannot do (--wall).
+t_perf_method() {
 	if [ "$want_method" != perf ]; then
 		status_is 74 "--method perf where the kernel takes no GCS call chains" \
 			gcsprof record --method perf -o e.data -- true
@@ -472,7 +525,11 @@ t_perf() {
 		gcsprof record -q --wall --gcs-tunable 3 -o w.data -- $T/gcsprof-split 1
 	check "and the profile says so" grep -qx 'method ptrace' w.data
 	check "without a warning (it is documented)" sh -c '! grep -q warning err.txt'
+}
 
+# -p with perf: the target is never stopped or traced.
+t_perf_attach() {
+	need_perf || return
 	# -p: the target is never stopped or traced while it is sampled.
 	GLIBC_TUNABLES=$GCS3 $T/gcsprof-split 30 >/dev/null &
 	target=$!
@@ -499,6 +556,11 @@ t_perf() {
 	kill $target
 	wait $target 2>/dev/null
 
+}
+
+# A recorder that cannot keep up: what the kernel could not write is counted.
+t_perf_lost() {
+	need_perf || return
 	# A recorder that cannot keep up: stopped for 3 s while 8 threads
 	# fill its small rings (8 pages) at 2000 Hz. What the kernel could
 	# not write is counted, and what it wrote is kept.
@@ -518,6 +580,11 @@ t_perf() {
 	status_is 0 "and the profile reports" gcsprof report lost.data -o lost.txt
 	check "naming the loss" grep -q 'ring-overrun' lost.txt
 
+}
+
+# perf's own tool gets the GCS chains.
+t_perf_tool() {
+	need_perf || return
 	# perf's own tool on this kernel: perf record -g gets the GCS chains
 	# of a program without frame pointers, exact frame by frame; with the
 	# kernel told to walk frame records instead, they are not.
@@ -554,6 +621,11 @@ t_perf() {
 	x=$(in_paths perf0.chains | grep -cE "$exact")
 	check "with kernel.perf_callchain_gcs=0 they are not ($x of $n exact)" [ "$n" -ge 100 -a "$x" -lt "$n" ]
 
+}
+
+# kernel.perf_callchain_gcs off: refused, or ptrace, and said.
+t_perf_sysctl() {
+	need_perf || return
 	# gcsprof with kernel.perf_callchain_gcs=0: its chains would be frame
 	# records, labelled by nothing in a sample (the GCSPR is still there),
 	# so --method perf is refused, saying how to turn it on, and auto
@@ -593,6 +665,11 @@ t_perf() {
 	check "and says the change was not tracked" \
 		grep -q 'perf_callchain_gcs was set to 0 during the recording: it is read once' mid.err
 
+}
+
+# Chains cut at the kernel's depth limit: marked, counted, said.
+t_perf_cut() {
+	need_perf || return
 	# A recursion deeper than the kernel's limit (kernel.perf_event_max_stack,
 	# the default here): its chains are cut there; record marks and counts
 	# them, and the report says how many, at what depth, and what to raise.
@@ -616,6 +693,11 @@ t_perf() {
 		grep -q "^# cut: $ncut of $total samples ([0-9.]*%) have chains that reached the limit of $max_stack frames" cut.txt
 	check "and how to raise the limit" grep -q '^# cut: .*sysctl -w kernel.perf_event_max_stack=N' cut.txt
 
+}
+
+# The kernel's throttling: counted in the profile, said by the report.
+t_perf_throttle() {
+	need_perf || return
 	# The kernel throttles an event that takes more samples a tick than
 	# kernel.perf_event_max_sample_rate allows: lowered to 100 while
 	# record samples at 2000 Hz, every tick is throttled. record counts
@@ -635,8 +717,15 @@ t_perf() {
 	check "the profile counts the throttling" grep -qE '^throttle [1-9][0-9]* [0-9]+$' thr.data
 	status_is 0 "report it" gcsprof report thr.data -o thr.txt
 	check "the report's header says so" grep -q '^# throttled: the kernel paused sampling [1-9][0-9]* times' thr.txt
-	check "and so does every perf recording, throttled or not" grep -qE '^throttle [0-9]+ [0-9]+$' cut.data
+	status_is 0 "record the workload at the default rate" \
+		rec -q --gcs-tunable 3 -o plain.data -- $T/gcsprof-split 1
+	check "and so does every perf recording, throttled or not" grep -qE '^throttle [0-9]+ [0-9]+$' plain.data
 
+}
+
+# A thread that turns GCS off part-way.
+t_perf_gcsoff() {
+	need_perf || return
 	# A thread that turns GCS off part-way: its later samples are
 	# counted as without GCS, or labelled as fallback chains.
 	status_is 0 "record a program that turns GCS off" \
@@ -649,6 +738,11 @@ t_perf() {
 		rec -q --fallback fp --gcs-tunable 0 -o offfp.data -- $T/gcsprof-gcsoff 1
 	check "the fallback samples are labelled" grep -q '^sample .* f P' offfp.data
 
+}
+
+# An unprivileged user: perf where perf_event_paranoid allows it.
+t_perf_user() {
+	need_perf || return
 	# An unprivileged user samples its own command through perf
 	# (perf_event_paranoid 2), with rings that fit its locked-memory
 	# allowance; at 3 (Debian's "no perf for users") record falls back to
@@ -674,6 +768,11 @@ t_perf() {
 	echo "$paranoid" >/proc/sys/kernel/perf_event_paranoid
 	rm -f $out
 
+}
+
+# Hundreds of programs, then the workload.
+t_perf_many() {
+	need_perf || return
 	# A command that runs hundreds of programs, then execs the workload.
 	status_is 0 "record a shell running 200 programs" \
 		rec -q --gcs-tunable 3 -o many.data -- \
@@ -709,4 +808,10 @@ t_for_host() {
 	share_libc
 }
 
-tap_groups "split threads signals attach wall smash errors perf" "$@"
+groups="split vdso depth threads status_line cpu_share signals fork exec interrupt attach"
+groups="$groups attach_signals wall smash deep_core errors fallback args usage status"
+groups="$groups perf_method perf_attach perf_lost perf_tool perf_sysctl perf_cut perf_throttle"
+groups="$groups perf_gcsoff perf_user perf_many"
+# shellcheck disable=SC2046 # group names, split on purpose
+set -- $(echo "$@" | tr '-' '_')
+tap_groups "$groups" "$@"

@@ -32,13 +32,18 @@ check "and not libelf or libdw itself" [ "$elfutils_libs" -eq 0 ]
 
 # The sources, without comments and string literals (messages may name
 # AT_HWCAP or /proc files): no HWCAP reading, no /proc/PID path built.
-code=$(for f in "$src"/*.c "$src"/*.h; do
-	sed -E 's://.*$::; s:/\*.*\*/::g; /^[[:space:]]*\*/d' "$f" | sed "s|^|${f##*/}: |"
+# (src/ and its folders: src/record/ holds gcsprof record's files.)
+sources=$(find "$src" -name '*.[ch]' | sort)
+check "the sources are found ($(echo "$sources" | wc -l) files, src/record/ among them)" \
+	sh -c "echo '$sources' | grep -q '/record/'"
+code=$(for f in $sources; do
+	sed -E 's://.*$::; s:/\*.*\*/::g; /^[[:space:]]*\*/d' "$f" | sed "s|^|${f#"$src"/}: |"
 done)
 hw=$(echo "$code" | sed -E 's/"([^"\\]|\\.)*"/""/g' | grep -E '\bgetauxval\b|sys/auxv\.h|\bAT_HWCAP2?\b' || true)
 [ -z "$hw" ] || echo "$hw" | sed 's/^/# /'
 check "gcsprof/src reads no AT_HWCAP (gcswalk_system_gcs() does)" [ -z "$hw" ]
-proc=$(grep -nE '/proc/%|/proc/"' "$src"/*.c "$src"/*.h || true)
+# shellcheck disable=SC2086 # file names without spaces, split on purpose
+proc=$(grep -nE '/proc/%|/proc/"' $sources || true)
 [ -z "$proc" ] || echo "$proc" | sed 's/^/# /'
 check "gcsprof/src builds no /proc/PID path (the library's gcswalk_proc_* calls do)" [ -z "$proc" ]
 tap_done

@@ -2,15 +2,17 @@
 /*
  * gcswalk-guest-test: libgcswalk end to end in the guest (TAP).
  *
- *   gcswalk-guest-test
- *      Skips (4) without GCS. Otherwise: self walks (plain, inside a
- *      signal handler, on a map_shadow_stack stack, cut); gcswalk-target
- *      walked live (seized by the library, and stopped by the caller),
- *      thread names, the fallbacks, release; its core walked; typed errors
- *      for a process without GCS, a dead pid, a target another process
- *      traces, a target we may not trace, a process that dies mid-walk.
- *      Every chain must match the target's own record of functions and
- *      lines.
+ *   gcswalk-guest-test [FEATURE...]
+ *      Skips (4) without GCS. Otherwise the features named (none: all),
+ *      each a CTest test of its own: self (self walks: plain, inside a
+ *      signal handler, on a map_shadow_stack stack, cut); live
+ *      (gcswalk-target seized by the library: thread names, the depth
+ *      limit, verify, facts, the fallbacks, a second tracer refused);
+ *      live-stopped (threads the caller or job control stopped, release);
+ *      core (its core walked); errors (typed errors for a process without
+ *      GCS, a dead pid, a target we may not trace, a process that dies
+ *      mid-walk); system (perf's sysctls). Every chain must match the
+ *      target's own record of functions and lines.
  *
  *   gcswalk-guest-test --core-for-host DIR
  *      Only the core: walked here, then the core, the expected chains, the
@@ -1025,20 +1027,33 @@ static int resample_ok(gcswalk_target *t, gcswalk_target *probe, const char *exp
 	return ok;
 }
 
-static void test_live_and_core(void)
+/* Start the target (with GCS) in a fresh folder: 0, or -1 (a failed
+ * case WHAT said). */
+static int start_target(struct child *c, char *dir, const char *what)
+{
+	if (mkdtemp(dir) && spawn_target(c, dir, 1) == 0)
+		return 0;
+	tap_result(0, what);
+	return -1;
+}
+
+static void stop_target(struct child *c, char *dir)
+{
+	reap(c, SIGKILL);
+	rmdir(dir);
+}
+
+/* The library seizes the target, walks, and releases it. */
+static void test_live(void)
 {
 	char dir[] = "/tmp/gcswalk-test.XXXXXX";
 	struct child c;
 	gcswalk_target *t = NULL;
 	gcswalk_symbolizer *sym = NULL;
 	int ret, ok;
-	size_t i;
 
-	if (!mkdtemp(dir) || spawn_target(&c, dir, 1) != 0) {
-		for (i = 0; i < 16; i++)
-			tap_result(0, "live: (no target)");
+	if (start_target(&c, dir, "live: the target started") != 0)
 		return;
-	}
 	/* The library seizes and releases. */
 	ret = open_live(&t, c.pid, GCSWALK_ATTACH_SEIZE);
 	ok = ret == GCSWALK_OK && gcswalk_symbolizer_new(&sym, t, NULL) == GCSWALK_OK;
@@ -1062,10 +1077,22 @@ static void test_live_and_core(void)
 	if (ret != GCSWALK_E_BUSY)
 		tap_diag("got %d (%s)", ret, gcswalk_strerror(ret));
 	gcswalk_symbolizer_free(sym);
-	sym = NULL;
 	gcswalk_target_close(t);
-	t = NULL;
+	stop_target(&c, dir);
+}
 
+/* The caller stops the threads (or job control does): the library only
+ * reads, and leaves them as they were. */
+static void test_live_stopped(void)
+{
+	char dir[] = "/tmp/gcswalk-test.XXXXXX";
+	struct child c;
+	gcswalk_target *t = NULL;
+	gcswalk_symbolizer *sym = NULL;
+	int ret, ok;
+
+	if (start_target(&c, dir, "live, stopped: the target started") != 0)
+		return;
 	/* The caller stops the threads; the library only reads. */
 	{
 		gcswalk_target *probe = NULL;
@@ -1163,11 +1190,19 @@ static void test_live_and_core(void)
 	tap_result(ret == GCSWALK_OK && kill(c.pid, 0) == 0,
 		   "live: released on close, walkable again");
 	gcswalk_target_close(t);
-	t = NULL;
+	stop_target(&c, dir);
+}
 
+/* The target's core. */
+static void test_core(void)
+{
+	char dir[] = "/tmp/gcswalk-test.XXXXXX";
+	struct child c;
+
+	if (start_target(&c, dir, "core: the target started") != 0)
+		return;
 	core_of_target(&c, dir, NULL);
-	reap(&c, SIGKILL);
-	rmdir(dir);
+	stop_target(&c, dir);
 }
 
 static void test_errors(void)
@@ -1344,44 +1379,57 @@ static void test_system_perf(void)
 	tap_result(ok, "system: perf's GCS call chains and maximum rate as /proc/sys says");
 }
 
+/* The features, each a CTest test of its own (tests/CMakeLists.txt). */
+static const struct tap_feature features[] = {
+	{ "self", test_self },
+	{ "live", test_live },
+	{ "live-stopped", test_live_stopped },
+	{ "core", test_core },
+	{ "errors", test_errors },
+	{ "system", test_system_perf },
+};
+#define NFEATURES (sizeof(features) / sizeof(features[0]))
+
 int main(int argc, char **argv)
 {
-	int fds_before = count_open_fds();
+	int fds_before = count_open_fds(), before, i, self;
+	struct gcswalk_frame f[4];
+	size_t n = 9;
 	long ret;
 
 	if (argc == 2 && strcmp(argv[1], "--no-gcs-cpu") == 0)
 		no_gcs_cpu();
 	if (argc == 3 && strcmp(argv[1], "--core-for-host") == 0)
 		core_for_host(argv[2]);
-	if (argc != 1) {
-		fprintf(stderr, "usage: gcswalk-guest-test [--core-for-host DIR | --no-gcs-cpu]\n");
+	if (!tap_features_known(features, NFEATURES, argc, argv)) {
+		fprintf(stderr, "usage: gcswalk-guest-test [FEATURE...] | --core-for-host DIR | "
+				"--no-gcs-cpu\n");
 		return 2;
 	}
+	self = tap_feature_requested(argc, argv, "self");
 	if (!(getauxval(AT_HWCAP) & HWCAP_GCS))
 		tap_skip_all("no HWCAP_GCS: this CPU or kernel has no GCS");
-	tap_plan(31);
-	{
-		struct gcswalk_frame f[4];
-		size_t n = 9;
-
-		tap_result(gcswalk_self(f, 4, &n) == GCSWALK_E_GCS_DISABLED && n == 0,
-			   "self: before GCS is enabled, GCS_DISABLED");
-	}
+	tap_start();
+	before = gcswalk_self(f, 4, &n) == GCSWALK_E_GCS_DISABLED && n == 0;
 	/* From here on main() must not return (GCS is on; its return address
-	 * is not on the GCS): it leaves through tap_finish(). */
+	 * is not on the GCS): it leaves through tap_done(). */
 	ret = raw_syscall3(__NR_prctl, PR_SET_SHADOW_STACK_STATUS, PR_SHADOW_STACK_ENABLE, 0);
-	tap_result(ret == 0, "enable GCS in the test itself");
+	if (self) {
+		tap_result(before, "self: before GCS is enabled, GCS_DISABLED");
+		tap_result(ret == 0, "enable GCS in the test itself");
+	} else if (ret != 0) {
+		tap_diag("cannot enable GCS in the test itself");
+	}
 	signal(SIGALRM, on_alarm);
-	enter("self");
-	if (ret == 0)
-		test_self();
-	enter("live and core");
-	test_live_and_core();
-	enter("errors");
-	test_errors();
-	enter("system");
-	test_system_perf();
+	for (i = 0; i < (int)NFEATURES; i++) {
+		if (!tap_feature_requested(argc, argv, features[i].name))
+			continue;
+		if (features[i].run == test_self && ret != 0)
+			continue;     /* self walks need GCS on: said above */
+		enter(features[i].name);
+		features[i].run();
+	}
 	tap_result(fds_before >= 0 && count_open_fds() == fds_before,
 		   "no file descriptor leaked by any case");
-	tap_finish();
+	tap_done();
 }

@@ -4,6 +4,11 @@
  * every frame's kind and address checked; damaged cores (truncated at every
  * length, absurd sizes, notes cut off, GCS pointers outside the dump,
  * random byte flips) must give typed errors, never a crash or a hang.
+ *
+ *   gcswalk-core-synth-test [FEATURE...]   (none: all)
+ * Each feature is a CTest test of its own: names, walk (the reference
+ * core, frame by frame), facts, facts-minimal, threads (four handles at
+ * once), truncated, flips, crafted (damaged cores).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -830,69 +835,135 @@ static void test_crafted(const struct synth_buf *core)
 	free(b.p);
 }
 
-int main(void)
+/* The names and the back ends this host has not. */
+static void test_names(void)
 {
-	int fds_before = count_open_fds();
-	char tmpl[] = "/tmp/gcswalk-synth.XXXXXX";
-	struct synth_buf core;
-	char *path, cmd[64];
+	/* This host has no live or self back end (x86_64 has no GCS). */
+	struct gcswalk_frame f[4];
+	gcswalk_target *t = NULL;
+	size_t n = 9;
+	int live = gcswalk_target_open_pid(&t, (int)getpid(), GCSWALK_ATTACH_NONE, 0, NULL);
+	char uc[4096] = { 0 };
 
-	/* GCSWALK_KEEP_CORE=PATH: only write the reference core there (for
-	 * the example test), run nothing. */
-	if (getenv("GCSWALK_KEEP_CORE")) {
-		FILE *f;
-		int ok;
-
-		find_host_vdso();
-		if (build_reference(&core) != 0)
-			return 1;
-		f = fopen(getenv("GCSWALK_KEEP_CORE"), "wb");
-		ok = f && fwrite(core.p, 1, core.len, f) == core.len;
-		if (f && fclose(f) != 0)
-			ok = 0;
-		free(core.p);
-		return ok ? 0 : 1;
-	}
-	tap_plan(42);
 	tap_result(gcswalk_strerror(GCSWALK_E_CORRUPT)[0] && gcswalk_strerror(GCSWALK_END)[0] &&
 		   strcmp(gcswalk_strerror(-9999), "unknown status") == 0 &&
 		   strcmp(gcswalk_frame_kind_name(GCSWALK_FRAME_SWITCH_CAP), "switch-cap") == 0,
 		   "every status and frame kind has a name");
-	{
-		/* This host has no live or self back end (x86_64 has no GCS). */
-		struct gcswalk_frame f[4];
-		gcswalk_target *t = NULL;
-		size_t n = 9;
-		int live = gcswalk_target_open_pid(&t, (int)getpid(), GCSWALK_ATTACH_NONE, 0, NULL);
+	tap_result(live == GCSWALK_E_UNSUPPORTED && t == NULL &&
+		   gcswalk_self(f, 4, &n) == GCSWALK_E_UNSUPPORTED && n == 0 &&
+		   gcswalk_self_signal(uc, f, 4, &n) == GCSWALK_E_UNSUPPORTED &&
+		   gcswalk_self_signal(NULL, f, 4, &n) == GCSWALK_E_INVALID,
+		   "live and self walks on a host without a back end are UNSUPPORTED");
+}
 
-		char uc[4096] = { 0 };
+/* The reference core, in memory and as a file, made once. */
+static struct synth_buf reference_core;
+static char *reference_path;
 
-		tap_result(live == GCSWALK_E_UNSUPPORTED && t == NULL &&
-			   gcswalk_self(f, 4, &n) == GCSWALK_E_UNSUPPORTED && n == 0 &&
-			   gcswalk_self_signal(uc, f, 4, &n) == GCSWALK_E_UNSUPPORTED &&
-			   gcswalk_self_signal(NULL, f, 4, &n) == GCSWALK_E_INVALID,
-			   "live and self walks on a host without a back end are UNSUPPORTED");
+static int reference(void)
+{
+	static int made;
+
+	if (!made) {
+		made = 1;
+		find_host_vdso();
+		if (build_reference(&reference_core) == 0)
+			reference_path = write_file("reference", reference_core.p, reference_core.len);
+		if (!reference_path)
+			tap_diag("cannot make the reference core");
 	}
+	return reference_path ? 0 : -1;
+}
+
+static void test_walk(void)
+{
+	if (reference() == 0)
+		test_reference(reference_path);
+}
+
+static void test_facts_reference(void)
+{
+	if (reference() == 0)
+		test_facts(reference_path);
+}
+
+static void test_threads_reference(void)
+{
+	if (reference() == 0)
+		test_threads(reference_path);
+}
+
+static void test_truncated(void)
+{
+	if (reference() == 0)
+		test_truncation(&reference_core);
+}
+
+static void test_flipped(void)
+{
+	if (reference() == 0)
+		test_flips(&reference_core);
+}
+
+static void test_crafted_cores(void)
+{
+	if (reference() == 0)
+		test_crafted(&reference_core);
+}
+
+/* The features, each a CTest test of its own (tests/CMakeLists.txt). */
+static const struct tap_feature features[] = {
+	{ "names", test_names },
+	{ "walk", test_walk },
+	{ "facts", test_facts_reference },
+	{ "facts-minimal", test_facts_minimal },
+	{ "threads", test_threads_reference },
+	{ "truncated", test_truncated },
+	{ "flips", test_flipped },
+	{ "crafted", test_crafted_cores },
+};
+#define NFEATURES (sizeof(features) / sizeof(features[0]))
+
+/* GCSWALK_KEEP_CORE=PATH: only write the reference core there (for the
+ * example test), run nothing. */
+static int keep_core(const char *path)
+{
+	struct synth_buf core;
+	FILE *f;
+	int ok;
+
 	find_host_vdso();
-	dir = mkdtemp(tmpl);
-	if (!dir || build_reference(&core) != 0)
-		tap_skip_all("cannot make a temporary folder or the reference core");
-	path = write_file("reference", core.p, core.len);
-	if (!path)
-		tap_skip_all("cannot write the reference core");
-	test_reference(path);
-	test_facts(path);
-	test_facts_minimal();
-	test_threads(path);
-	free(path);
-	test_truncation(&core);
-	test_flips(&core);
-	test_crafted(&core);
+	if (build_reference(&core) != 0)
+		return 1;
+	f = fopen(path, "wb");
+	ok = f && fwrite(core.p, 1, core.len, f) == core.len;
+	if (f && fclose(f) != 0)
+		ok = 0;
 	free(core.p);
+	return ok ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+	int fds_before = count_open_fds();
+	char tmpl[] = "/tmp/gcswalk-synth.XXXXXX";
+	char cmd[64];
+
+	if (getenv("GCSWALK_KEEP_CORE"))
+		return keep_core(getenv("GCSWALK_KEEP_CORE"));
+	if (!tap_features_known(features, NFEATURES, argc, argv))
+		return 2;
+	dir = mkdtemp(tmpl);
+	if (!dir)
+		tap_skip_all("cannot make a temporary folder");
+	tap_start();
+	tap_run_features(features, NFEATURES, argc, argv);
+	free(reference_path);
+	free(reference_core.p);
 	tap_result(fds_before >= 0 && count_open_fds() == fds_before,
 		   "no file descriptor leaked by any case");
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd) != 0)
 		tap_diag("could not remove %s", dir);
-	tap_finish();
+	tap_done();
 }

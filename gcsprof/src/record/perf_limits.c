@@ -16,12 +16,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "record_perf.h"
+#include "gcsprof.h"
+#include "perf.h"
 
 #define MAX_STACK_SYSCTL "/proc/sys/kernel/perf_event_max_stack"
 
 /*
- * The words of a sample record (fill_attr's sample_type) other than the
+ * The words of a sample record (perf_events.c's fill_attr) other than the
  * chain's frames: the header, ip, pid and tid, time, id, cpu, period,
  * the chain's length and its one context marker (PERF_CONTEXT_USER: no
  * kernel chain is asked for), the user registers' ABI and GCSPR.

@@ -16,7 +16,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "record.h"
+#include <gcswalk.h>
+
+#include "gcsprof.h"
+#include "env.h"
 
 #define SHSTK_LIB "libgcsprof-shstk.so"
 

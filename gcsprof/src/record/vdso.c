@@ -1,20 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * gcsprof record: the vDSO. It is in no file, so a profile read elsewhere
- * could only show its frames as bare addresses. Every process of a
- * machine maps the same vDSO, gcsprof's own included: its function
- * symbols are read once from ours (libgcswalk parses the image) and
- * written to the profile ("vdso-symbol" records), and each process's vDSO
- * as a "[vdso]" mapping, so that report names its frames as perf does.
- * Its signal trampoline marks signal frames in the perf method's chains.
+ * gcsprof record: the vDSO (vdso.h), read from gcsprof's own process.
  */
-#include <inttypes.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "record.h"
+#include <gcswalk.h>
+
+#include "gcsprof.h"
+#include "profile.h"
+#include "vdso.h"
 
 /* Copy what libgcswalk read of our own vDSO into V. */
 static int copy_vdso(struct rec_vdso *v, uint64_t image_size,
@@ -69,20 +65,6 @@ int rec_vdso_load(struct rec_vdso *v)
 	return ret;
 }
 
-int rec_vdso_write(FILE *f, const struct rec_vdso *v)
-{
-	size_t i;
-
-	for (i = 0; i < v->nsymbols; i++) {
-		const struct rec_vdso_symbol *s = &v->symbols[i];
-
-		if (fprintf(f, "vdso-symbol %" PRIx64 " %" PRIx64 " ", s->offset, s->size) < 0 ||
-		    gp_write_escaped(f, s->name) != 0 || fputc('\n', f) == EOF)
-			return -1;
-	}
-	return 0;
-}
-
 void rec_vdso_free(struct rec_vdso *v)
 {
 	size_t i;
@@ -93,25 +75,15 @@ void rec_vdso_free(struct rec_vdso *v)
 	memset(v, 0, sizeof(*v));
 }
 
-uint64_t rec_region_start(gcswalk_target *t, enum gcswalk_region_kind kind)
+int rec_vdso_mapping(const struct rec_vdso *v, uint64_t start, struct rec_mapping *m)
 {
-	size_t i, n = gcswalk_target_region_count(t);
-
-	for (i = 0; i < n; i++) {
-		struct gcswalk_region g = { .size = sizeof(g) };
-
-		if (gcswalk_target_region(t, i, &g) == GCSWALK_OK && g.kind == kind)
-			return g.start;
-	}
-	return 0;
-}
-
-int rec_vdso_mapping(struct recorder *r, unsigned asid, pid_t pid, uint64_t start)
-{
-	const struct rec_vdso *v = &r->vdso;
-
 	if (!start || !v->size)
 		return 0;
-	return rec_write_mapping(r, asid, pid, start, start + v->size, 0, REC_VDSO_PATH,
-				 v->build_id_size ? v->build_id : NULL, v->build_id_size);
+	memset(m, 0, sizeof(*m));
+	m->start = start;
+	m->end = start + v->size;
+	m->path = (char *)GP_VDSO_PATH;
+	m->build_id = v->build_id_size ? (unsigned char *)v->build_id : NULL;
+	m->build_id_size = v->build_id_size;
+	return 1;
 }

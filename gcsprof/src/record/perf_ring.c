@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gcsprof record, perf method: reading the rings, with the documented
+ * head/tail protocol (data_head read with acquire, data_tail written with
+ * release once the records are copied out). Each round copies out what
+ * every ring holds, sorts it by time (the rings are per CPU, and a
+ * thread's records may be in several) and hands it to perf_records.c.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gcsprof.h"
+#include "perf.h"
+
+static void ring_copy(const struct perf_ring *rg, uint64_t pos, void *dst, size_t n)
+{
+	size_t at = (size_t)(pos & (rg->size - 1)), first = rg->size - at;
+
+	if (first > n)
+		first = n;
+	memcpy(dst, rg->data + at, first);
+	memcpy((unsigned char *)dst + first, rg->data, n - first);
+}
+
+/* Room in the batch for a record of SIZE bytes and its reference. */
+static int batch_reserve(struct perf_state *ps, size_t size)
+{
+	unsigned char *b = gp_grow(ps->batch, &ps->batch_cap, ps->batch_len + size, 1);
+	struct perf_ref *ref = gp_grow(ps->refs, &ps->refs_cap, ps->nrefs + 1, sizeof(*ref));
+
+	if (b)
+		ps->batch = b;
+	if (ref)
+		ps->refs = ref;
+	return b && ref ? 0 : -1;
+}
+
+/* Copy the records RG holds into the batch, and give the space back. */
+static int ring_read(struct perf_state *ps, struct perf_ring *rg)
+{
+	uint64_t head = __atomic_load_n(&rg->meta->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = rg->meta->data_tail;
+
+	while (head - tail >= sizeof(struct perf_event_header)) {
+		struct perf_event_header h;
+		uint64_t t;
+
+		ring_copy(rg, tail, &h, sizeof(h));
+		if (h.size < sizeof(h) || h.size % 8 || h.size > head - tail) {
+			tail = head;      /* not a record: drop what is left */
+			break;
+		}
+		if (batch_reserve(ps, h.size) != 0)
+			return gp_error(GP_EXIT_SYSTEM, "out of memory");
+		ring_copy(rg, tail, ps->batch + ps->batch_len, h.size);
+		t = perf_record_time((const struct perf_event_header *)(ps->batch + ps->batch_len));
+		if (t)
+			rg->last_time = t;
+		ps->refs[ps->nrefs++] = (struct perf_ref){ rg->last_time, ps->seq++, ps->batch_len,
+							   h.size };
+		ps->batch_len += h.size;
+		ps->bytes += h.size;
+		tail += h.size;
+	}
+	__atomic_store_n(&rg->meta->data_tail, tail, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static int ref_cmp(const void *a, const void *b)
+{
+	const struct perf_ref *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+int perf_drain(struct recording *rec)
+{
+	struct perf_state *ps = perf_state(rec);
+	size_t i;
+	int ret = 0;
+
+	ps->batch_len = 0;
+	ps->nrefs = 0;
+	for (i = 0; i < ps->nrings && !ret; i++)
+		if (ps->rings[i].fd >= 0)
+			ret = ring_read(ps, &ps->rings[i]);
+	qsort(ps->refs, ps->nrefs, sizeof(*ps->refs), ref_cmp);
+	for (i = 0; i < ps->nrefs && !ret && !rec->out.failed; i++)
+		ret = perf_handle_record(rec, (const struct perf_event_header *)(ps->batch +
+										ps->refs[i].off));
+	return ret;
+}
