@@ -6,7 +6,8 @@
  * in this guest" from "the emulator cannot run GCS in a guest at all":
  * QEMU 11.1.3's TCG takes every GCS data access of a guest under stage 2
  * through a single-stage walk, so the first push faults as a translation
- * fault at the first level, for ever (docs/kernel.md, "GCS in KVM guests").
+ * fault at the first level, for ever (docs/kernel.md, "GCS in KVM guests";
+ * vm/qemu-patches fixes it).
  *
  * With --mismatch, after that call, a return to an address other than the
  * one the GCS holds, which must be refused: the process takes SIGSEGV with
