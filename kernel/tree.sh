@@ -38,6 +38,7 @@ kernel_select_mainline() {
 	KERNEL_PACKAGE=linux-source-7.2
 	KERNEL_TARBALL=$src/linux-source.tar.xz
 	KERNEL_VERSION_FILE=$src/version
+	# shellcheck disable=SC2034 # for kernel/build, which sources this file
 	KERNEL_MAINLINE_CONFIG=$src/config
 	KERNEL_TREE=$GCSPROF_CACHE/linux-7.2
 	KERNEL_OUT=$GCSPROF_CACHE/linux-7.2-out
@@ -119,7 +120,8 @@ kernel_distro_config() {
 	[ -f "$xz" ] || die "$xz missing (linux-config-6.12:arm64; run scripts/deps)"
 	mkdir -p "$GCSPROF_CACHE"
 	if [ ! -f "$out" ] || [ "$xz" -nt "$out" ]; then
-		xz -dc "$xz" >"$out.tmp" && mv "$out.tmp" "$out" || die "cannot unpack $xz"
+		xz -dc "$xz" >"$out.tmp" || die "cannot unpack $xz"
+		mv "$out.tmp" "$out" || die "cannot write $out"
 	fi
 	printf '%s\n' "$out"
 }

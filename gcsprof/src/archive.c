@@ -113,6 +113,14 @@ static int archive_run(void *p, int argc, char **argv)
 	if (strcmp(file, "-") == 0)
 		return gp_error(GP_EXIT_USAGE, "archive: give the profile's file (the bundle holds a "
 				"copy), not standard input");
+	if (o->sysroot) {
+		char *abs;
+
+		ret = gp_sysroot_resolve("archive", o->sysroot, &abs);
+		free(abs);
+		if (ret)
+			return ret;
+	}
 	ret = gp_profile_read(&raw, file);
 	if (ret == GP_EXIT_TRUNCATED)
 		gp_profile_free(&raw);

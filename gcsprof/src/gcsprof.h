@@ -40,6 +40,9 @@ int gp_error(int status, const char *fmt, ...) __attribute__((format(printf, 2, 
 void gp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The exit status for a libgcswalk error. */
 int gp_exit_for_gcswalk(int gcswalk_status);
+/* --sysroot DIR of command CMD: an existing folder, made absolute in
+ * *abs (free it); 0, or the exit status after one line on stderr. */
+int gp_sysroot_resolve(const char *cmd, const char *dir, char **abs);
 
 /* ---- Options, declared as data ------------------------------------- */
 

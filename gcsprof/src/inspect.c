@@ -408,7 +408,7 @@ static int inspect_run(void *p, int argc, char **argv)
 	size_t frames_cap = 0, numbers_cap = 0, nframes;
 	struct fatal fs;
 	struct gp_out out;
-	char *msg = NULL;
+	char *msg = NULL, *sysroot = NULL;
 	size_t i, n;
 	int ret, corrupt = 0;
 
@@ -434,7 +434,12 @@ static int inspect_run(void *p, int argc, char **argv)
 		return ret;
 	}
 	read_fatal_signal(t, &fs);
-	so.sysroot = o->sysroot;
+	if (o->sysroot) {
+		ret = gp_sysroot_resolve("inspect", o->sysroot, &sysroot);
+		if (ret)
+			goto done;
+	}
+	so.sysroot = sysroot;
 	if (o->exe && exe_target(t, o->exe, &symt) != GCSWALK_OK)
 		gp_warn("cannot use %s for symbols", o->exe);
 	if (gcswalk_symbolizer_new(&sym, symt ? symt : t, &so) != GCSWALK_OK)
@@ -513,6 +518,7 @@ done_out:
 done:
 	free(frames);
 	free(numbers);
+	free(sysroot);
 	gcswalk_symbolizer_free(sym);
 	gcswalk_target_close(symt);
 	gcswalk_target_close(t);

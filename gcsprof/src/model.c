@@ -121,11 +121,12 @@ static uint64_t function_id(struct gp_model *m, const char *name, const char *sy
 	struct index *ix = m->index;
 	const char *n = gp_model_intern(m, name), *sn = gp_model_intern(m, system_name ? system_name : name);
 	const char *f = gp_model_intern(m, file ? file : "");
-	const char *obj = mid ? m->mappings[mid - 1].file : "";
+	/* Interned too: gp_string_id() reads the id in front of the text. */
+	const char *obj = mid ? m->mappings[mid - 1].file : gp_model_intern(m, "");
 	struct gp_function *fn;
 	uint64_t id;
 
-	if (!n || !f || !sn)
+	if (!n || !f || !sn || !obj)
 		return 0;
 	id = gp_map_get(&ix->functions, gp_string_id(n), gp_string_id(f), gp_string_id(obj));
 	if (id)

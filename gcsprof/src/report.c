@@ -196,18 +196,11 @@ static int locate_input(const char *path, const char **sysroot, char **abs_sysro
 {
 	struct stat st;
 
-	if (*sysroot && stat(*sysroot, &st) != 0)
-		return gp_error(GP_EXIT_INPUT, "report: --sysroot %s: %s", *sysroot,
-				errno == ENOENT ? "no such folder" : strerror(errno));
-	if (*sysroot && !S_ISDIR(st.st_mode))
-		return gp_error(GP_EXIT_INPUT, "report: --sysroot %s: not a folder", *sysroot);
-	/* Absolute: libdwfl reads a relative debug folder as relative to
-	 * each file's own folder, and would miss SYSROOT/usr/lib/debug. */
 	if (*sysroot) {
-		*abs_sysroot = realpath(*sysroot, NULL);
-		if (!*abs_sysroot)
-			return gp_error(GP_EXIT_INPUT, "report: --sysroot %s: %s", *sysroot,
-					strerror(errno));
+		int ret = gp_sysroot_resolve("report", *sysroot, abs_sysroot);
+
+		if (ret)
+			return ret;
 		*sysroot = *abs_sysroot;
 	}
 	if (strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISDIR(st.st_mode))

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <gcswalk.h>
 
@@ -124,4 +125,22 @@ void *gp_grow(void *ptr, size_t *cap, size_t need, size_t elem)
 	if (p)
 		*cap = n;
 	return p;
+}
+
+int gp_sysroot_resolve(const char *cmd, const char *dir, char **abs)
+{
+	struct stat st;
+
+	*abs = NULL;
+	if (stat(dir, &st) != 0)
+		return gp_error(GP_EXIT_INPUT, "%s: --sysroot %s: %s", cmd, dir,
+				errno == ENOENT ? "no such folder" : strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return gp_error(GP_EXIT_INPUT, "%s: --sysroot %s: not a folder", cmd, dir);
+	/* Absolute: libdwfl reads a relative debug folder as relative to
+	 * each file's own folder, and would miss SYSROOT/usr/lib/debug. */
+	*abs = realpath(dir, NULL);
+	if (!*abs)
+		return gp_error(GP_EXIT_INPUT, "%s: --sysroot %s: %s", cmd, dir, strerror(errno));
+	return 0;
 }

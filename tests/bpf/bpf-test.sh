@@ -9,7 +9,7 @@
 # and a uprobe on burn_a with ustack. BPF takes user stacks through the
 # kernel's perf call-chain code (bpf_get_stackid and bpf_get_stack call
 # get_perf_callchain), so on a kernel that takes perf's chains from the
-# GCS (kernel.perf_callchain_gcs, the series' patches 32-33) every stack
+# GCS (kernel.perf_callchain_gcs, the series' patches 35-36) every stack
 # is the exact chain; with the sysctl at 0, and on the reference kernel,
 # which walks frame records, they are not: the control.
 #

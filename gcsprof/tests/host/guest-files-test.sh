@@ -132,6 +132,10 @@ check "the corruption is reported" grep -q 'STACK CORRUPTION' smash.host.txt
 check "the GCS fault is named" grep -q SEGV_CPERR smash.host.txt
 "$gp" inspect smash.core --exe "$work/root/opt/gcsprof/tests/gcsprof-smash" >exe.txt 2>&1
 check "--exe finds the program's symbols" grep -q level1 exe.txt
+"$gp" inspect smash.core --sysroot "$work/no-such-root" >/dev/null 2>err.txt
+rc=$?
+check "inspect with a --sysroot that does not exist: status 75, one line ($rc)" sh -c \
+	"[ $rc -eq 75 ] && [ \"\$(wc -l <err.txt)\" -eq 1 ] && grep -q 'no-such-root: no such folder' err.txt"
 head -c 4096 smash.core >trunc.core
 "$gp" inspect trunc.core >/dev/null 2>err.txt
 rc=$?

@@ -155,6 +155,10 @@ check "is an error, in one line" sh -c '[ "$(wc -l <err.txt)" -eq 1 ] &&
 	grep -qx "gcsprof: report: --sysroot /nonexistent/root: no such folder" err.txt'
 status_is 75 "a --sysroot that is a file" "$gp" report good.data --sysroot good.data
 check "is an error too" grep -q 'sysroot good.data: not a folder' err.txt
+status_is 75 "archive with a --sysroot that does not exist" \
+	"$gp" archive good.data -o never.archive --sysroot /nonexistent/root
+check "is the same one-line error, and no bundle is made" sh -c '[ ! -e never.archive ] &&
+	grep -qx "gcsprof: archive: --sysroot /nonexistent/root: no such folder" err.txt'
 mkdir -p emptyroot
 status_is 0 "a --sysroot without the files" "$gp" report good.data --sysroot emptyroot -f folded
 n=$(grep -c 'not under --sysroot /.*/emptyroot (e.g. /.*/emptyroot/no/such/prog)' err.txt)
