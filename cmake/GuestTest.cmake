@@ -15,9 +15,12 @@
 # (kernel/build --debug: KASAN, lockdep, UBSAN, kmemleak), "<name>.debug",
 # labelled "debug-kernel" too, with three times the time; and on the distro
 # kernel (kernel/build --distro: the series on Debian's own config),
-# "<name>.distro", labelled "distro-kernel". scripts/check leaves both out
-# (their kernels take long to build); scripts/check-debug and
-# scripts/check-distro run them.
+# "<name>.distro", labelled "distro-kernel"; and on the mainline kernel
+# (kernel/build --mainline: kernel/upstream/ on sid's 7.2 with the
+# reference kernel's config), "<name>.mainline", labelled
+# "mainline-kernel". scripts/check leaves the three out (their kernels take
+# long to build); scripts/check-debug, scripts/check-distro and
+# scripts/check-mainline run them.
 function(gcsprof_guest_test)
   cmake_parse_arguments(GT "EL2;VMM;BPFTRACE" "NAME;CPU;APPEND;TIMEOUT;MEM" "KERNELS;COMMAND;LABELS" ${ARGN})
   if(NOT GT_TIMEOUT)
@@ -47,7 +50,7 @@ function(gcsprof_guest_test)
   endif()
   set(kernels ${GT_KERNELS})
   if("project" IN_LIST kernels)
-    list(APPEND kernels debug distro)
+    list(APPEND kernels debug distro mainline)
   endif()
   foreach(kernel IN LISTS kernels)
     set(test ${GT_NAME}.${kernel})
@@ -64,6 +67,8 @@ function(gcsprof_guest_test)
       set(boot_s 600)
     elseif(kernel STREQUAL "distro")
       list(APPEND labels distro-kernel)
+    elseif(kernel STREQUAL "mainline")
+      list(APPEND labels mainline-kernel)
     endif()
     add_test(NAME ${test}
       COMMAND ${GCSPROF_VM_RUN} --kernel ${kernel} ${extra} ${boot} --timeout ${timeout}

@@ -5,17 +5,44 @@
 # applying the series with "git am" gives exact patched trees, and git
 # rewrites only the files that differ, so incremental builds stay correct
 # and short. Sourced by kernel/build and kernel/check-series.
+#
+# kernel_select_mainline switches every name below to the mainline series
+# (kernel/upstream/) on sid's linux-source-7.2 from the mainline-source
+# piece; the functions then work on that tree alike.
 
+KERNEL_PACKAGE=linux-source-6.12
 KERNEL_TARBALL=/usr/src/linux-source-6.12.tar.xz
 KERNEL_TREE=$GCSPROF_CACHE/linux-6.12
 KERNEL_OUT=$GCSPROF_CACHE/linux-6.12-out
+KERNEL_SERIES_DIR=$GCSPROF_TOP/kernel/patches
+KERNEL_VERSION_FILE=
 KERNEL_MAKE=(make -s ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
 	KBUILD_BUILD_USER=gcsprof KBUILD_BUILD_HOST=qemu
 	KBUILD_BUILD_TIMESTAMP="2026-01-01 00:00:00 UTC")
 
 kernel_source_version() {
-	dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null ||
-		die "linux-source-6.12 is not installed (run scripts/deps)"
+	if [ -n "$KERNEL_VERSION_FILE" ]; then
+		cat "$KERNEL_VERSION_FILE"
+		return
+	fi
+	dpkg-query -W -f='${Version}' "$KERNEL_PACKAGE" 2>/dev/null ||
+		die "$KERNEL_PACKAGE is not installed (run scripts/deps)"
+}
+
+# kernel_select_mainline : work on sid's linux-source-7.2 and the series of
+# kernel/upstream/ instead (the tarball, its Debian version and Debian's
+# config for it come from the mainline-source piece).
+kernel_select_mainline() {
+	local src
+	src=$("$GCSPROF_TOP/vm/pieces/mainline-source") || die "cannot fetch the mainline source"
+	KERNEL_PACKAGE=linux-source-7.2
+	KERNEL_TARBALL=$src/linux-source.tar.xz
+	KERNEL_VERSION_FILE=$src/version
+	# shellcheck disable=SC2034 # for kernel/build, which sources this file
+	KERNEL_MAINLINE_CONFIG=$src/config
+	KERNEL_TREE=$GCSPROF_CACHE/linux-7.2
+	KERNEL_OUT=$GCSPROF_CACHE/linux-7.2-out
+	KERNEL_SERIES_DIR=$GCSPROF_TOP/kernel/upstream
 }
 
 # kernel_tree_ready : unpack the pristine tree unless present for this
@@ -28,9 +55,9 @@ kernel_tree_ready() {
 		return 0
 	fi
 	[ -f "$KERNEL_TARBALL" ] || die "$KERNEL_TARBALL missing (run scripts/deps)"
-	say "unpacking linux-source-6.12 $ver into $KERNEL_TREE (once)"
+	say "unpacking $KERNEL_PACKAGE $ver into $KERNEL_TREE (once)"
 	mkdir -p "$GCSPROF_CACHE"
-	tmp=$(mktemp -d "$GCSPROF_CACHE/.linux-6.12.tmp.XXXXXX")
+	tmp=$(mktemp -d "$GCSPROF_CACHE/.${KERNEL_TREE##*/}.tmp.XXXXXX")
 	tar -xJf "$KERNEL_TARBALL" -C "$tmp" --strip-components=1 ||
 		{ rm -rf "$tmp"; die "cannot unpack $KERNEL_TARBALL"; }
 	(
@@ -40,7 +67,7 @@ kernel_tree_ready() {
 		git config user.email "build@gcsprof.invalid" &&
 		git config gc.auto 0 &&
 		git add -A -f . &&
-		git commit -q -m "linux-source-6.12 $ver (pristine)" &&
+		git commit -q -m "$KERNEL_PACKAGE $ver (pristine)" &&
 		git tag pristine
 	) || { rm -rf "$tmp"; die "cannot make a git repository of the kernel tree"; }
 	printf '%s\n' "$ver" >"$tmp/.pristine-version"
@@ -52,18 +79,19 @@ kernel_tree_ready() {
 	mv "$tmp" "$KERNEL_TREE"
 }
 
-# kernel_series_files : the patch files named by kernel/patches/series, in
-# order, as paths; blank lines and "#" comments are ignored.
+# kernel_series_files : the patch files named by the series file
+# (kernel/patches/series), in order, as paths; blank lines and "#"
+# comments are ignored.
 kernel_series_files() {
-	local line
+	local line dir=${KERNEL_SERIES_DIR#"$GCSPROF_TOP"/}
 	while IFS= read -r line || [ -n "$line" ]; do
 		line=${line%%#*}
 		line=$(printf '%s' "$line" | tr -d '[:space:]')
 		[ -n "$line" ] || continue
-		[ -f "$GCSPROF_TOP/kernel/patches/$line" ] ||
-			die "kernel/patches/series names $line, which does not exist"
-		printf '%s\n' "$GCSPROF_TOP/kernel/patches/$line"
-	done <"$GCSPROF_TOP/kernel/patches/series"
+		[ -f "$KERNEL_SERIES_DIR/$line" ] ||
+			die "$dir/series names $line, which does not exist"
+		printf '%s\n' "$KERNEL_SERIES_DIR/$line"
+	done <"$KERNEL_SERIES_DIR/series"
 }
 
 # kernel_tree_reset : the working tree back to pristine, on branch "series".
