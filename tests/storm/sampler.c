@@ -39,6 +39,26 @@ int storm_sampler_open(struct storm_sampler *s, struct perf_event_attr *attr, pi
 	return 0;
 }
 
+int storm_sampler_open_cpus(struct storm_sampler *s, int max, struct perf_event_attr *attr,
+			    unsigned int data_pages)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int n = 0;
+
+	for (int cpu = 0; cpu < cpus && n < max; cpu++) {
+		if (storm_sampler_open(&s[n], attr, -1, cpu, data_pages) != 0) {
+			int e = errno;
+
+			while (n > 0)
+				storm_sampler_close(&s[--n]);
+			errno = e;
+			return -1;
+		}
+		n++;
+	}
+	return n;
+}
+
 /* Parse one PERF_RECORD_SAMPLE (REC, LEN bytes) and hand it on. */
 static void parse_sample(struct storm_sampler *s, const uint64_t *rec, size_t len,
 			 storm_sample_fn *fn, void *arg)

@@ -46,6 +46,14 @@ struct storm_sampler {
 int storm_sampler_open(struct storm_sampler *s, struct perf_event_attr *attr, pid_t pid, int cpu,
 		       unsigned int data_pages);
 
+/*
+ * ATTR on every online CPU, for every task (perf refuses to map the ring
+ * buffer of an inherited per-task event): into S[0..MAX), each with
+ * DATA_PAGES pages. The number opened, or -1 with errno set.
+ */
+int storm_sampler_open_cpus(struct storm_sampler *s, int max, struct perf_event_attr *attr,
+			    unsigned int data_pages);
+
 /* Read every record now in the buffer; FN gets each sample. */
 void storm_sampler_drain(struct storm_sampler *s, storm_sample_fn *fn, void *arg);
 
