@@ -11,9 +11,9 @@
  * P worker processes of T threads each make random operations (fuzz.h
  * lists them) until N calls were made in all or S seconds passed; a worker
  * that an operation killed (a GCS it broke, a forged frame) is replaced by
- * the next generation. While they run, each worker samples itself with
+ * the next generation. While they run, each thread samples itself with
  * perf call chains, so the kernel walks GCSs in every state the fuzzing
- * leaves them in, and every chain read back is checked.
+ * leaves them in, and every chain read back is checked. --no-sample: none.
  *
  * Seeds: every thread's stream is derived from (seed, worker, generation,
  * thread), so one seed replays the same operations and arguments in each
@@ -122,35 +122,26 @@ static int budget_left(void)
 	return __atomic_load_n(&fz->total, __ATOMIC_RELAXED) < opt.calls && storm_now() < deadline;
 }
 
-static void *worker_thread(void *arg)
-{
-	struct fz_thread *t = arg;
-
-	while (budget_left())
-		fz_one(t);
-	return NULL;
-}
-
-/* Samples of the worker's own event: checked, counted. */
-static void worker_sample(void *arg, const struct storm_sample *s)
+/* Samples of a thread's own event: checked, counted. */
+static void thread_sample(void *arg, const struct storm_sample *s)
 {
 	int gcs_walk = *(int *)arg;
 
 	__atomic_fetch_add(&fz->samples, 1, __ATOMIC_RELAXED);
 	for (uint64_t i = 1; gcs_walk && i < s->nr_user; i++)
-		if (s->user[i] == 0 || (s->user[i] & 3))
+		if (s->user[i] == 0 || (s->user[i] & 3)) {
 			__atomic_fetch_add(&fz->bad_chains, 1, __ATOMIC_RELAXED);
+			return;
+		}
 }
 
-static struct fz_pool pool = { .lock = PTHREAD_MUTEX_INITIALIZER };
-
-/* A child forked while another thread held the pool must find it free. */
-static void pool_lock(void) { pthread_mutex_lock(&pool.lock); }
-static void pool_unlock(void) { pthread_mutex_unlock(&pool.lock); }
-
-/* The sampler every worker runs on itself: inherited by its threads and
- * children, at the highest rate the kernel allows. */
-static int worker_sampler(struct storm_sampler *s)
+/*
+ * The event each fuzzing thread samples itself with, at the highest rate
+ * the kernel allows, so that the kernel walks its GCS in whatever state
+ * the operations leave it. (perf maps no ring buffer of an inherited
+ * event, hence one per thread.)
+ */
+static int thread_sampler(struct storm_sampler *s)
 {
 	struct perf_event_attr a;
 	long rate = storm_max_sample_rate();
@@ -162,25 +153,44 @@ static int worker_sampler(struct storm_sampler *s)
 	a.freq = 1;
 	a.sample_freq = rate > 0 ? (uint64_t)rate : 1000;
 	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN;
-	a.inherit = 1;
 	a.exclude_hv = 1;
 	return fz_count(FZ_PERF_EVENT_OPEN, storm_sampler_open(s, &a, 0, -1, 16)) == 0 ? 0 : -1;
 }
+
+static void *worker_thread(void *arg)
+{
+	struct fz_thread *t = arg;
+	struct storm_sampler s;
+	int sampling = opt.sample && thread_sampler(&s) == 0, gcs_walk = storm_gcs_callchains();
+
+	for (unsigned int n = 1; budget_left(); n++) {
+		fz_one(t);
+		if (sampling && n % 16 == 0)
+			storm_sampler_drain(&s, thread_sample, &gcs_walk);
+	}
+	if (sampling) {
+		storm_sampler_drain(&s, thread_sample, &gcs_walk);
+		storm_sampler_close(&s);
+	}
+	return NULL;
+}
+
+static struct fz_pool pool = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* A child forked while another thread held the pool must find it free. */
+static void pool_lock(void) { pthread_mutex_lock(&pool.lock); }
+static void pool_unlock(void) { pthread_mutex_unlock(&pool.lock); }
 
 static void __attribute__((noreturn)) worker(int index, int generation)
 {
 	struct fz_thread t[16];
 	pthread_t th[16];
-	struct storm_sampler s;
-	int sampling = 0, gcs_walk = storm_gcs_callchains();
 
 	setpgid(0, 0);
 	if (!(fz_gcs_status() & PR_SHADOW_STACK_ENABLE))
 		fz_problem(FZ_INV_WORKER_NO_GCS, "worker %d: GCS mode %#lx", index, fz_gcs_status());
 	pthread_atfork(pool_lock, pool_unlock, pool_unlock);
 	fz_signals_init();
-	if (opt.sample)
-		sampling = worker_sampler(&s) == 0;
 	for (int i = 0; i < opt.threads; i++) {
 		t[i].rng = storm_derive(storm_derive(opt.seed, (uint64_t)index, (uint64_t)generation),
 					(uint64_t)i, 0);
@@ -189,16 +199,8 @@ static void __attribute__((noreturn)) worker(int index, int generation)
 		if (pthread_create(&th[i], NULL, worker_thread, &t[i]) != 0)
 			_exit(3);
 	}
-	while (sampling && budget_left()) {
-		storm_sampler_drain(&s, worker_sample, &gcs_walk);
-		usleep(20000);
-	}
 	for (int i = 0; i < opt.threads; i++)
 		pthread_join(th[i], NULL);
-	if (sampling) {
-		storm_sampler_drain(&s, worker_sample, &gcs_walk);
-		storm_sampler_close(&s);
-	}
 	_exit(0);
 }
 
@@ -216,11 +218,11 @@ static void report(const int *deaths, double secs)
 	for (int s = 1; s < 65; s++)
 		if (fz->child_signals[s])
 			printf(" %s %llu", strsignal(s), (unsigned long long)fz->child_signals[s]);
-	printf("\nworkers replaced after a fatal signal:");
-	for (int s = 1; s < 65; s++)
+	printf("\nworkers that ended by a fatal signal:");
+	for (int s = 1; s < 64; s++)
 		if (deaths[s])
 			printf(" %s %d", strsignal(s), deaths[s]);
-	printf("\n");
+	printf("; after exiting non-zero: %d\n", deaths[64]);
 	for (int i = 0; i < FZ_NINVARIANTS; i++)
 		printf("invariant broken %llu times: %s\n", (unsigned long long)fz->invariant[i],
 		       invariant_names[i]);
@@ -273,7 +275,10 @@ static int supervise(int *deaths)
 			live--;
 			if (WIFSIGNALED(st))
 				deaths[WTERMSIG(st) & 63]++;
-			if (WIFSIGNALED(st) && budget_left()) {
+			else if (WEXITSTATUS(st) != 0)
+				deaths[64]++;
+			/* Killed, or left early (its threads ended): the next one. */
+			if (budget_left()) {
 				slot[i] = spawn(i, ++gen[i]);
 				live += slot[i] > 0;
 			}

@@ -174,7 +174,8 @@ void fz_op_perf(struct fz_thread *t)
 	random_attr(t, &a);
 	rules.gcs_walk = storm_gcs_callchains() && (fz_gcs_status() & PR_SHADOW_STACK_ENABLE);
 	rules.max = a.sample_max_stack ? a.sample_max_stack : 127;
-	if (fz_count(FZ_PERF_EVENT_OPEN, storm_sampler_open(&s, &a, 0, -1, 4)) != 0)
+	/* perf maps no ring buffer of an inherited event: that one only counts. */
+	if (fz_count(FZ_PERF_EVENT_OPEN, storm_sampler_open(&s, &a, 0, -1, a.inherit ? 0 : 4)) != 0)
 		return;
 	for (int i = 0; i < 4; i++) {
 		fz_one(t); /* whatever it does, under sampling */
