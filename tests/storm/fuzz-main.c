@@ -41,6 +41,7 @@
 
 struct fz_shared *fz;
 const char *fz_self = "/proc/self/exe";
+__thread const char *fz_op_name = "";
 
 const struct fz_op fz_ops[] = {
 	{ "prctl-get", fz_op_prctl_get, 6 },
@@ -114,6 +115,7 @@ void fz_one(struct fz_thread *t)
 	w = (unsigned int)storm_below(&t->rng, total_weight);
 	for (i = 0; w >= fz_ops[i].weight; i++)
 		w -= fz_ops[i].weight;
+	fz_op_name = fz_ops[i].name;
 	fz_ops[i].fn(t);
 }
 

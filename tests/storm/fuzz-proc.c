@@ -29,6 +29,30 @@ unsigned long fz_gcs_status(void)
 	return m;
 }
 
+/* A hung child's state and where in the kernel it waits, for the report. */
+static void describe_task(pid_t pid, char *out, size_t size)
+{
+	char path[64], stat[256] = "", wchan[64] = "";
+	const char *p;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((f = fopen(path, "r"))) {
+		if (!fgets(stat, sizeof(stat), f))
+			stat[0] = 0;
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/wchan", (int)pid);
+	if ((f = fopen(path, "r"))) {
+		if (!fgets(wchan, sizeof(wchan), f))
+			wchan[0] = 0;
+		fclose(f);
+	}
+	p = strrchr(stat, ')');
+	snprintf(out, size, "state %c, wchan %s", p && p[1] && p[2] ? p[2] : '?',
+		 wchan[0] ? wchan : "?");
+}
+
 /*
  * Wait for PID: 0 with *STATUS, or -1 if it would not end. A child
  * still there after 60 s is killed; one still there 5 s after SIGKILL is
@@ -53,11 +77,16 @@ int fz_reap(pid_t pid, int *status)
 		if (r < 0 && errno != EINTR)
 			return -1;
 		if (storm_now() > end) {
+			char state[80];
+
+			describe_task(pid, state, sizeof(state));
 			if (killed) {
-				fz_problem(FZ_INV_HUNG, "child %d still there 5 s after SIGKILL", (int)pid);
+				fz_problem(FZ_INV_HUNG, "child %d of %s still there 5 s after SIGKILL: %s",
+					   (int)pid, fz_op_name, state);
 				return -1;
 			}
-			fz_problem(FZ_INV_HUNG, "child %d still running after 60 s", (int)pid);
+			fz_problem(FZ_INV_HUNG, "child %d of %s still running after 60 s: %s", (int)pid,
+				   fz_op_name, state);
 			fz_count(FZ_KILL, kill(pid, SIGKILL));
 			killed = 1;
 			end = storm_now() + 5;

@@ -63,6 +63,7 @@ struct fz_shared {
 
 extern struct fz_shared *fz;
 extern const char *fz_self; /* this program, for execve */
+extern __thread const char *fz_op_name; /* the operation this thread is in */
 
 /* Count one call of kind C that returned R (-1 with errno on failure). */
 static inline long fz_count(enum fz_call c, long r)

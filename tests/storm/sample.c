@@ -225,9 +225,12 @@ static void sample_me(void)
 	a.config = PERF_COUNT_HW_CPU_CYCLES;
 	a.freq = 1;
 	a.sample_freq = rate > 0 ? (uint64_t)rate : 1000;
-	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN |
-			PERF_SAMPLE_REGS_USER;
-	a.sample_regs_user = 1ULL << STORM_PERF_REG_GCSPR;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN;
+	if (storm_gcs_callchains()) {
+		/* Only the series has GCSPR as a user register. */
+		a.sample_type |= PERF_SAMPLE_REGS_USER;
+		a.sample_regs_user = 1ULL << STORM_PERF_REG_GCSPR;
+	}
 	a.exclude_hv = 1;
 	pthread_mutex_lock(&samplers_lock);
 	if (nsamplers < MAX_SAMPLERS) {
