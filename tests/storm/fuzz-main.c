@@ -24,6 +24,7 @@
  * otherwise (the first problem is printed), 2 for bad usage, 4 without GCS.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -92,16 +93,17 @@ static double deadline;
 
 void fz_problem(enum fz_invariant inv, const char *fmt, ...)
 {
-	char line[256];
+	char line[512];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	if (__atomic_fetch_add(&fz->invariant[inv], 1, __ATOMIC_RELAXED) == 0)
+	/* The first few of each kind, each on one line. */
+	if (__atomic_fetch_add(&fz->invariant[inv], 1, __ATOMIC_RELAXED) < 8)
 		fprintf(stderr, "storm-fuzz: %s (%s)\n", line, invariant_names[inv]);
 	if (!fz->first_problem[0])
-		snprintf(fz->first_problem, sizeof(fz->first_problem), "%s", line);
+		snprintf(fz->first_problem, sizeof(fz->first_problem), "%.250s", line);
 }
 
 void fz_one(struct fz_thread *t)
@@ -231,6 +233,38 @@ static void report(const int *deaths, double secs)
 	fflush(stdout);
 }
 
+/* Every task of process group PGID, with its state: why a worker is stuck. */
+static void dump_group(pid_t pgid)
+{
+	DIR *proc = opendir("/proc");
+	struct dirent *d;
+
+	while (proc && (d = readdir(proc))) {
+		char path[64], state[320];
+		int pid = atoi(d->d_name);
+		DIR *task;
+		struct dirent *t;
+
+		if (pid <= 0 || getpgid(pid) != pgid)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task", pid);
+		task = opendir(path);
+		while (task && (t = readdir(task))) {
+			int tid = atoi(t->d_name);
+
+			if (tid <= 0)
+				continue;
+			fz_describe_task(pid, tid, state, sizeof(state));
+			fprintf(stderr, "storm-fuzz: stuck worker %d: task %d/%d: %s\n", (int)pgid, pid,
+				tid, state);
+		}
+		if (task)
+			closedir(task);
+	}
+	if (proc)
+		closedir(proc);
+}
+
 static pid_t spawn(int index, int generation)
 {
 	pid_t pid = fork();
@@ -260,8 +294,10 @@ static int supervise(int *deaths)
 				fprintf(stderr, "storm-fuzz: workers still running %.0f s after the deadline\n",
 					hard - deadline);
 				for (int i = 0; i < opt.procs; i++)
-					if (slot[i] > 0)
+					if (slot[i] > 0) {
+						dump_group(slot[i]);
 						kill(-slot[i], SIGKILL);
+					}
 				return -1;
 			}
 			usleep(50000);

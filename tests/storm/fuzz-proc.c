@@ -29,28 +29,39 @@ unsigned long fz_gcs_status(void)
 	return m;
 }
 
-/* A hung child's state and where in the kernel it waits, for the report. */
-static void describe_task(pid_t pid, char *out, size_t size)
+/* The first line of /proc/PID/NAME (NAME may be task/TID/...), or "?". */
+static void proc_line(pid_t pid, const char *name, char *out, size_t size)
 {
-	char path[64], stat[256] = "", wchan[64] = "";
-	const char *p;
+	char path[96];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
+	snprintf(out, size, "?");
 	if ((f = fopen(path, "r"))) {
-		if (!fgets(stat, sizeof(stat), f))
-			stat[0] = 0;
+		if (!fgets(out, (int)size, f))
+			snprintf(out, size, "?");
+		out[strcspn(out, "\n")] = 0;
 		fclose(f);
 	}
-	snprintf(path, sizeof(path), "/proc/%d/wchan", (int)pid);
-	if ((f = fopen(path, "r"))) {
-		if (!fgets(wchan, sizeof(wchan), f))
-			wchan[0] = 0;
-		fclose(f);
-	}
+}
+
+/* A hung task's state, where in the kernel it is, and its user PC. */
+void fz_describe_task(pid_t pid, pid_t tid, char *out, size_t size)
+{
+	char stat[256], wchan[64], sys[128], stack[128], name[64];
+	const char *p;
+
+	snprintf(name, sizeof(name), "task/%d/stat", (int)tid);
+	proc_line(pid, name, stat, sizeof(stat));
+	snprintf(name, sizeof(name), "task/%d/wchan", (int)tid);
+	proc_line(pid, name, wchan, sizeof(wchan));
+	snprintf(name, sizeof(name), "task/%d/syscall", (int)tid);
+	proc_line(pid, name, sys, sizeof(sys));
+	snprintf(name, sizeof(name), "task/%d/stack", (int)tid);
+	proc_line(pid, name, stack, sizeof(stack));
 	p = strrchr(stat, ')');
-	snprintf(out, size, "state %c, wchan %s", p && p[1] && p[2] ? p[2] : '?',
-		 wchan[0] ? wchan : "?");
+	snprintf(out, size, "state %c, wchan %.40s, syscall %.100s, stack %.100s",
+		 p && p[1] && p[2] ? p[2] : '?', wchan, sys, stack);
 }
 
 /*
@@ -77,9 +88,9 @@ int fz_reap(pid_t pid, int *status)
 		if (r < 0 && errno != EINTR)
 			return -1;
 		if (storm_now() > end) {
-			char state[80];
+			char state[320];
 
-			describe_task(pid, state, sizeof(state));
+			fz_describe_task(pid, pid, state, sizeof(state));
 			if (killed) {
 				fz_problem(FZ_INV_HUNG, "child %d of %s still there 5 s after SIGKILL: %s",
 					   (int)pid, fz_op_name, state);

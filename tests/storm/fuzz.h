@@ -124,6 +124,7 @@ uint64_t fz_random_addr(struct fz_thread *t);
 int fz_reap(pid_t pid, int *status);
 void fz_child_ops(struct fz_thread *t, int n) __attribute__((noreturn));
 unsigned long fz_gcs_status(void);
+void fz_describe_task(pid_t pid, pid_t tid, char *out, size_t size);
 
 /* SIGUSR2's nesting handler, installed before a worker's threads start. */
 void fz_signals_init(void);

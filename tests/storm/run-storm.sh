@@ -4,7 +4,7 @@
 # storm-window, for a kernel slow to boot such as the debug kernel
 # (scripts/check-storm runs this).
 #   run-storm.sh [CALLS [FUZZ_SECONDS [STORM_SECONDS [SEED]]]]
-# Defaults: 1000000 calls or 14400 s, a 600 s storm, a random seed.
+# Defaults: 1000000 calls or 43200 s, a 600 s storm, a random seed.
 # Exits 0 if every program passed or skipped, 1 otherwise, 4 without GCS.
 set -u
 here=$(dirname "$0")
@@ -15,7 +15,7 @@ if ! grep -q '^Features.* gcs' /proc/cpuinfo; then
 	exit 4
 fi
 calls=${1:-1000000}
-fuzz_seconds=${2:-14400}
+fuzz_seconds=${2:-43200}
 storm_seconds=${3:-600}
 seed=${4:-0}
 echo "TAP version 13"
