@@ -1,6 +1,7 @@
 #!/bin/sh
 # The kernel-under-attack programs in one guest boot, one TAP result each
-# (their own output shown as comments): storm-fuzz, storm-sample and
+# (their own output shown as comments): storm-fuzz, trinity (when the
+# guest has it: vm/run --trinity) with as many calls, storm-sample and
 # storm-window, for a kernel slow to boot such as the debug kernel
 # (scripts/check-storm runs this).
 #   run-storm.sh [CALLS [FUZZ_SECONDS [STORM_SECONDS [SEED]]]]
@@ -39,6 +40,9 @@ if [ "$seed" = 0 ]; then
 else
 	run "storm-fuzz: $calls calls, seed $seed" "$here/storm-fuzz" --calls "$calls" \
 		--seconds "$fuzz_seconds" --seed "$seed"
+fi
+if command -v trinity >/dev/null; then
+	run "trinity: $calls calls" "$here/trinity.sh" "$calls"
 fi
 run "storm-sample: $storm_seconds s" "$here/storm-sample" "$storm_seconds"
 run "storm-window" "$here/storm-window"

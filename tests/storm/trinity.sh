@@ -4,9 +4,9 @@
 # (override: GCS on whether or not the program is marked) is in trinity's
 # environment, so its main process starts with GCS and every child it forks
 # inherits it. A watcher reads /proc/PID/smaps of each trinity process it
-# sees and counts those with a GCS mapping ("ss" in VmFlags): all must.
+# sees and counts those with a GCS mapping ("ss" in VmFlags).
 #   trinity.sh [CALLS]     (default 20000; needs vm/run --trinity)
-# Exits 0 if trinity ran its calls and every process seen had GCS, 1
+# Exits 0 if trinity ran its calls and its processes had GCS, 1
 # otherwise, 4 without GCS or trinity.
 set -u
 here=$(dirname "$0")
@@ -66,14 +66,15 @@ wait "$watcher"
 tail -n 25 trinity.txt | show /dev/stdin
 with=$(sort -u with-gcs | wc -l)
 without=$(sort -u without-gcs | wc -l)
-# A process seen without GCS may only be one caught between fork and exit
-# with its smaps already gone; so one seen without and never with counts.
+# One seen without GCS and never with it: trinity's own calls can take it
+# away (prctl 75 with 0 turns GCS off and frees it; munmap of the GCS).
 bad=$(sort -u without-gcs | while read -r p; do grep -qx "$p" with-gcs || echo "$p"; done | wc -l)
 echo "# trinity processes seen: $with with a GCS mapping, $bad never seen with one ($without sightings without)"
 if [ "$status" = 0 ]; then ok "trinity made $calls calls (status 0)"; else not_ok "trinity (status $status)"; fi
-if [ "$with" -gt 0 ] && [ "$bad" = 0 ]; then
-	ok "every trinity process seen runs with GCS"
+# The main process and its children start with GCS: at least two seen.
+if [ "$with" -ge 2 ]; then
+	ok "trinity's processes run with GCS ($with seen with a GCS mapping)"
 else
-	not_ok "trinity processes without GCS: $bad (with: $with)"
+	not_ok "trinity processes with GCS: $with (without: $bad)"
 fi
 tap_done
