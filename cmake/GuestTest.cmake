@@ -1,5 +1,5 @@
 # gcsprof_guest_test(NAME name KERNELS project reference [CPU model] [EL2]
-#                    [VMM] [BPFTRACE] [MEM size] [APPEND args] [TIMEOUT s] [LABELS l...]
+#                    [VMM] [BPFTRACE] [TRINITY] [MEM size] [APPEND args] [TIMEOUT s] [LABELS l...]
 #                    COMMAND cmd args...)
 #
 # Registers one CTest test per kernel: "<name>.<kernel>", which boots that
@@ -9,7 +9,8 @@
 # "kernel:<kernel>" and LABELS. Exit status 4 (TAP skip) counts as skipped.
 # EL2 boots the kernel at EL2 (QEMU's virtualization=on); VMM adds sid's
 # QEMU and the project kernel under /opt/vmm for a guest inside the guest
-# (vm/run --vmm). BPFTRACE adds sid's bpftrace (vm/run --bpftrace).
+# (vm/run --vmm). BPFTRACE adds sid's bpftrace (vm/run --bpftrace),
+# TRINITY sid's trinity (vm/run --trinity).
 #
 # Every test of the project kernel has two twins: on the debug kernel
 # (kernel/build --debug: KASAN, lockdep, UBSAN, kmemleak), "<name>.debug",
@@ -22,7 +23,7 @@
 # long to build); scripts/check-debug, scripts/check-distro and
 # scripts/check-mainline run them.
 function(gcsprof_guest_test)
-  cmake_parse_arguments(GT "EL2;VMM;BPFTRACE" "NAME;CPU;APPEND;TIMEOUT;MEM" "KERNELS;COMMAND;LABELS" ${ARGN})
+  cmake_parse_arguments(GT "EL2;VMM;BPFTRACE;TRINITY" "NAME;CPU;APPEND;TIMEOUT;MEM" "KERNELS;COMMAND;LABELS" ${ARGN})
   if(NOT GT_TIMEOUT)
     set(GT_TIMEOUT 300)
   endif()
@@ -41,6 +42,9 @@ function(gcsprof_guest_test)
   endif()
   if(GT_BPFTRACE)
     list(APPEND extra --bpftrace)
+  endif()
+  if(GT_TRINITY)
+    list(APPEND extra --trinity)
   endif()
   if(GT_MEM)
     list(APPEND extra --mem ${GT_MEM})

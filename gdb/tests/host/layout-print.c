@@ -59,6 +59,7 @@ static void structs(void)
 	FIELD(gcswalk_source, thread_count);
 	FIELD(gcswalk_source, mappings);
 	FIELD(gcswalk_source, mapping_count);
+	FIELD(gcswalk_source, machine);
 	STRUCT(gcswalk_frame);
 	FIELD(gcswalk_frame, kind);
 	FIELD(gcswalk_frame, source);
@@ -110,6 +111,8 @@ static void constants(void)
 	CONST(GCSWALK_FRAME_UNREADABLE);
 	CONST(GCSWALK_FRAME_INVALID);
 	CONST(GCSWALK_FRAME_INTERRUPTED_PC);
+	CONST(GCSWALK_ATTACH_STOPPED);
+	CONST(GCSWALK_LANDING_PADS);
 	CONST(GCSWALK_GCS_ENABLE);
 	CONST(GCSWALK_GCS_WRITE);
 	CONST(GCSWALK_GCS_PUSH);
