@@ -13,6 +13,9 @@
  * one the GCS holds, which must be refused: the process takes SIGSEGV with
  * si_code SEGV_CPERR before anything runs there.
  *
+ * It first prints the GCS field of ID_AA64PFR1_EL1 as EL0 reads it and
+ * whether HWCAP_GCS is set: a hypervisor that hides GCS shows 0 there.
+ *
  * Exit status: 0 the call returned (and, with --mismatch, the bad return
  * was refused); 3 the bad return was not refused; 5 it was refused by
  * another kind of SIGSEGV; 4 no GCS here (the prctl failed); killed by the
@@ -22,12 +25,12 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
+#include "../gcs-abi.h"
 #include "../gcs-inline.h"
 
-#define PR_SET_SHADOW_STACK_STATUS	75
-#define PR_SHADOW_STACK_ENABLE		(1UL << 0)
 
 /* write(2) without a call: nothing may be pushed before the test call. */
 static inline __attribute__((always_inline)) void raw_say(const char *s, long n)
@@ -57,6 +60,26 @@ static void refused(int sig, siginfo_t *info, void *ctx)
 	}
 	raw_say(other, sizeof(other) - 1);
 	_exit(5);
+}
+
+#ifndef HWCAP_CPUID
+#define HWCAP_CPUID (1UL << 11)
+#endif
+
+/*
+ * The GCS field of ID_AA64PFR1_EL1 as this guest's kernel shows it to EL0
+ * (an MRS the kernel emulates, HWCAP_CPUID): what the guest's CPU, that is
+ * the hypervisor's KVM, says about GCS, apart from whether the kernel
+ * enabled it. -1 where EL0 cannot read the ID registers.
+ */
+static int id_gcs_field(void)
+{
+	unsigned long pfr1;
+
+	if (!(getauxval(AT_HWCAP) & HWCAP_CPUID))
+		return -1;
+	__asm__ volatile("mrs %0, id_aa64pfr1_el1" : "=r"(pfr1));
+	return (int)((pfr1 >> 44) & 0xf);
 }
 
 /*
@@ -95,6 +118,8 @@ int main(int argc, char **argv)
 		perror("gcs-canary: sigaction");
 		return 1;
 	}
+	printf("gcs-canary: ID_AA64PFR1_EL1.GCS %d, HWCAP_GCS %s\n", id_gcs_field(),
+	       getauxval(AT_HWCAP) & HWCAP_GCS ? "yes" : "no");
 	if (fflush(stdout) != 0)
 		return 1;
 	ret = gcs_raw_prctl(PR_SET_SHADOW_STACK_STATUS, PR_SHADOW_STACK_ENABLE);

@@ -3,7 +3,9 @@
 # the VMM (vm/run --el2 --vmm), it starts an inner guest with sid's QEMU
 # and -accel kvm: the project kernel (/opt/vmm/Image) and a small
 # initramfs of a static busybox, a GCS canary, the GCS probe, the GCS
-# kselftests and their libraries (tests/kvm/inner-init runs them). TAP:
+# kselftests, gcsprof with a program to dump a core and one to record
+# (tests/kvm/inner-gcsprof.sh), and their libraries (tests/kvm/inner-init
+# runs them). TAP:
 # KVM in the outer guest, the inner guest's run, whether it has GCS, each
 # inner test, the inner kernel's log free of warnings, and with
 # --outer-load the outer guest's own gcs-stress, run at the same time,
@@ -58,9 +60,11 @@ fi
 mode=$(dmesg | grep -m1 -o 'kvm \[[0-9]*\]: .*mode initiali[sz]ed' | sed 's/^kvm \[[0-9]*\]: //')
 ok "the outer kernel offers KVM (${mode:-mode not logged})"
 
-# add_program PATH : PATH and the libraries it loads, at the same paths.
+# add_program PATH : PATH and the libraries it loads, at the same paths
+# (a script: itself).
 add_program() {
 	mkdir -p "$root$(dirname "$1")" && cp -L "$1" "$root$1" || return 1
+	[ "$(head -c 4 "$1" | tr -d '\177')" = ELF ] || return 0
 	/lib/ld-linux-aarch64.so.1 --list "$1" |
 		sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) (0x.*/\1/p' |
 		while read -r lib; do
@@ -89,6 +93,14 @@ add_test mismatch 60 "$tests/gcs-canary" --mismatch
 add_test probe "$test_timeout" "$tests/gcs-probe"
 add_test libc-gcs "$test_timeout" "$ks/gcs/libc-gcs"
 add_test gcs-stress "$test_timeout" "$ks/gcs/gcs-stress"
+# gcsprof in the inner guest (tests/kvm/inner-gcsprof.sh): a core dumped
+# there walked with inspect, a recording with the perf method.
+if add_program /opt/gcsprof/bin/gcsprof && add_program "$tests/tap.sh" &&
+	add_program "$tests/corpus/corrupt-gcs-fault" && add_program "$tests/gcsprof-split"; then
+	add_test gcsprof "$test_timeout" "$tests/inner-gcsprof.sh"
+else
+	not_ok "stage gcsprof and its programs for the inner guest"
+fi
 planned=$(wc -l <"$root/inner/tests")
 (cd "$root" && find . -mindepth 1 | sort | busybox cpio -o -H newc 2>/dev/null) >"$work/inner.cpio" ||
 	{ not_ok "pack the inner initramfs"; tap_done; }
