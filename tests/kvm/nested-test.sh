@@ -3,7 +3,7 @@
 # the VMM (vm/run --el2 --vmm), it starts an inner guest with sid's QEMU
 # and -accel kvm: the project kernel (/opt/vmm/Image) and a small
 # initramfs of a static busybox, a GCS canary, the GCS probe, the GCS
-# kselftests, gcsprof with a program to dump a core and one to record
+# kselftests (the series' and, where staged, upstream's), gcsprof with a program to dump a core and one to record
 # (tests/kvm/inner-gcsprof.sh), and their libraries (tests/kvm/inner-init
 # runs them). TAP:
 # KVM in the outer guest, the inner guest's run, whether it has GCS, each
@@ -93,6 +93,17 @@ add_test mismatch 60 "$tests/gcs-canary" --mismatch
 add_test probe "$test_timeout" "$tests/gcs-probe"
 add_test libc-gcs "$test_timeout" "$ks/gcs/libc-gcs"
 add_test gcs-stress "$test_timeout" "$ks/gcs/gcs-stress"
+# Upstream's own GCS kselftests (sid 7.2's tree with kernel/upstream/,
+# which kselftest.build-mainline stages in kselftest-mainline) where that
+# build was made: the project kernel's ABI must pass them too.
+up=/opt/gcsprof/kselftest-mainline/gcs
+for t in basic-gcs gcs-locking gcspushm gcsstr; do
+	if [ -x "$up/$t" ]; then
+		add_test "$t" "$test_timeout" "$up/$t"
+	else
+		skip "inner $t: not staged ($up is made by the ctest test kselftest.build-mainline)"
+	fi
+done
 # gcsprof in the inner guest (tests/kvm/inner-gcsprof.sh): a core dumped
 # there walked with inspect, a recording with the perf method.
 if add_program /opt/gcsprof/bin/gcsprof && add_program "$tests/tap.sh" &&
