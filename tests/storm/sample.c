@@ -233,11 +233,22 @@ static void sample_me(void)
 	}
 	a.exclude_hv = 1;
 	pthread_mutex_lock(&samplers_lock);
-	if (nsamplers < MAX_SAMPLERS) {
-		if (storm_sampler_open(&samplers[nsamplers], &a, 0, -1, 32) == 0)
+	/* The kernel lowers perf_event_max_sample_rate while the storm runs
+	 * (each sample takes long under TCG), so the rate just read may be
+	 * too high by the time of the open (EINVAL): read it again, lower. */
+	for (int tries = 0; nsamplers < MAX_SAMPLERS && tries < 8; tries++) {
+		if (storm_sampler_open(&samplers[nsamplers], &a, 0, -1, 32) == 0) {
 			__atomic_store_n(&nsamplers, nsamplers + 1, __ATOMIC_RELEASE);
-		else
-			sampler_errno = errno;
+			break;
+		}
+		sampler_errno = errno;
+		if (errno != EINVAL)
+			break;
+		rate = storm_max_sample_rate();
+		a.sample_freq = rate > 0 && (uint64_t)rate < a.sample_freq / 2 ? (uint64_t)rate :
+										 a.sample_freq / 2;
+		if (!a.sample_freq)
+			break;
 	}
 	pthread_mutex_unlock(&samplers_lock);
 }
@@ -365,6 +376,9 @@ static __attribute__((noinline)) void storm_main(double seconds)
 		   "every actor made progress");
 	if (t.bad)
 		tap_diag("%llu bad chains; first: %s", (unsigned long long)t.bad, t.first_bad);
+	if (nsamplers != 6)
+		tap_diag("%d of the 6 threads could not sample themselves: %s", 6 - nsamplers,
+			 strerror(sampler_errno));
 	tap_result(t.ours > 0 && t.bad == 0 && nsamplers == 6, "every sampled call chain is well formed");
 	tap_finish();
 }
