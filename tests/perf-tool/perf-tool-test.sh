@@ -147,9 +147,9 @@ check_exact() {
 	ns=
 	each_view exact_view "$@"
 	# shellcheck disable=SC2046 # three numbers
-	set -- $ns
-	check "$3: perf script and perf report show the same samples ($1, $2, $3)" \
-		[ "$1" -eq "$2" -a "$1" -eq "$3" ]
+	set -- "$3" $ns
+	check "$1: perf script and perf report show the same samples ($2, $3, $4)" \
+		[ "$2" -eq "$3" -a "$2" -eq "$4" ]
 }
 
 # duplicate_view ... MUST: each chain in the paths exact or with the
