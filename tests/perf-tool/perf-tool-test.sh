@@ -161,10 +161,15 @@ duplicate_view() {
 	[ "$4" = 1 ] && check "$vn: the duplicate is there ($d of $n)" [ "$d" -gt 0 ]
 }
 
-# frame_records_view FILE new WHAT: the chains are frame records (not
-# every one exact), and Debian's perf prints the same chains from FILE.
-frame_records_view() {
+# not_exact_view: the chains are frame records: not every one exact.
+not_exact_view() {
 	check "$vn: frame records, not every chain exact ($x of $n)" [ "$n" -ge 50 -a "$x" -lt "$n" ]
+}
+
+# frame_records_view FILE new WHAT: the chains are frame records, and
+# Debian's perf prints the same chains from FILE.
+frame_records_view() {
+	not_exact_view
 	check "$vn: the new perf prints what Debian's does" same_file "$1.new.$v" "$1.deb.$v"
 }
 
@@ -209,6 +214,9 @@ both_perfs() {
 		views $name.data new "$comm"
 		views $name.data deb "$comm"
 		each_view frame_records_view $name.data new "$name"
+		record $name-deb.data deb "$@"
+		views $name-deb.data deb "$comm"
+		each_view not_exact_view $name-deb.data deb "$name, Debian's perf recording"
 	fi
 	for f in "$name"*.script; do
 		echo "# $f: the most frequent chains in the paths"
