@@ -84,6 +84,16 @@ on_debug_kernel() {
 	grep -q 'gcsprof.debug_kernel=1' /proc/cmdline
 }
 
+# gcs_or_skip: in the guest, the TAP header where this CPU and kernel have
+# GCS; elsewhere the whole test's skip line, and exit 4.
+gcs_or_skip() {
+	if ! grep -q '^Features.* gcs' /proc/cpuinfo; then
+		echo "1..0 # SKIP no gcs in /proc/cpuinfo: this CPU or kernel has no GCS"
+		exit 4
+	fi
+	echo "TAP version 13"
+}
+
 # first_core: the name of the first core file ("core" or "core.PID", the
 # kernel's default core_pattern) in the current folder; nothing if none.
 first_core() {

@@ -25,12 +25,7 @@ cd "$work" || exit 1
 # shellcheck source=../tap.sh
 . "$(dirname "$0")/../tap.sh"
 awk() { if command -v mawk >/dev/null; then mawk "$@"; else busybox awk "$@"; fi; }
-
-if ! grep -q '^Features.* gcs' /proc/cpuinfo; then
-	echo "1..0 # SKIP no gcs in /proc/cpuinfo: this CPU or kernel has no GCS"
-	exit 4
-fi
-echo "TAP version 13"
+gcs_or_skip
 
 # The chain of the split workload in its paths, root first: _start,
 # __libc_start_main, libc's __libc_start_call_main (unnamed: Debian's
