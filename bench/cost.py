@@ -235,7 +235,7 @@ def chain_table(run, out):
         return out
     unit = time_unit(run)
     rate = limit_rate(costs) if run["shift"] is not None else None
-    out.append(f"\n#### The kernel's call-chain cost a sample ({unit}), perf record on cpu-clock, "
+    out.append(f"\n#### The kernel's call-chain cost a sample ({unit}), bench-sampler on cpu-clock, "
                "bench-depth-fp\n")
     out.append("| depth | " + " | ".join(label for _, label in CHAINS)
                + " | limit: depth x 8 bytes copied |")
@@ -274,7 +274,7 @@ def markdown(runs, host_info):
     out.append("Medians over the repetitions; [lowest, highest] where they differ. "
                "bench/README.md says what each figure means.")
     for run in runs:
-        clock = (f"icount shift={run['shift']} (a guest ns is {2 ** -run['shift']:g} instructions)"
+        clock = (f"icount shift={run['shift']} ({2 ** -run['shift']:g} instruction a guest ns)"
                  if run["shift"] is not None else "plain TCG (times, not instructions)")
         out.append(f"\n### {run['kernel']} kernel: Linux {run['uname']}, {run['cpus']} vCPU, {clock}, "
                    f"{run['hz']} Hz asked, {run['seconds']} s a run, {run['repeat']} repetitions, "
@@ -308,11 +308,11 @@ def plots(run, outdir):
     k = run["kernel"]
     unit = time_unit(run)
     jobs = [
-        (f"{k}-cost-lost.svg", "Target's progress lost a sample against depth",
+        (f"{k}-cost-lost.svg", "Target progress lost a sample against depth",
          depth_series(run, lost), METHODS),
-        (f"{k}-cost-recorder.svg", "Recorder's own work a sample against depth",
+        (f"{k}-cost-recorder.svg", "Recorder work a sample against depth",
          depth_series(run, recorder), METHODS),
-        (f"{k}-cost-chain.svg", "Kernel's call-chain cost a sample against depth",
+        (f"{k}-cost-chain.svg", "Kernel call-chain cost a sample against depth",
          chain_series(run), CHAINS + [("limit", "limit: depth x 8 bytes copied")]),
     ]
     made = []
