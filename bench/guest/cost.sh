@@ -179,6 +179,14 @@ chain_run() {
 }
 
 shift_=$(sed -n 's/.*gcsprof\.icount=\([0-9]*\).*/\1/p' /proc/cmdline)
+# Counted, one run is like the next but for the guest's randomness: place
+# every program at the same addresses (the workloads' page faults and
+# caches the same in every run).
+if [ -n "$shift_" ]; then
+	old_aslr=$(cat /proc/sys/kernel/randomize_va_space)
+	echo 0 >/proc/sys/kernel/randomize_va_space
+	trap 'echo "$old_stack" >$SYSCTL_STACK; [ -e $SYSCTL_GCS ] && echo 1 >$SYSCTL_GCS; echo "$old_aslr" >/proc/sys/kernel/randomize_va_space' EXIT
+fi
 emit_info() {
 	echo "info|$(uname -r)|$(nproc)|$HZ|$SECS|$REPEAT|$(date -u +%Y-%m-%dT%H:%MZ)|$(perf version 2>/dev/null | cut -d' ' -f3)"
 	echo "clock|${shift_:--}"
