@@ -222,11 +222,15 @@ def cost_table(run, out):
 
 
 def limit_rate(costs):
-    """Kernel instructions a byte of the DWARF copy (the 64 KB one), the
-    rate at which the kernel copies user memory into a sample: the limit
-    a chain of DEPTH frames can cost is DEPTH x 8 bytes at it."""
-    rates = [statistics.median(v) / DWARF_BYTES[c] for (d, c), v in costs.items() if c == "dwarf-64k"]
-    return statistics.median(rates) if rates else None
+    """Kernel instructions a byte of the DWARF 64 KB copy at the deepest
+    depth measured (where the stack is deeper than the copy: at shallow
+    depths the copy stops at the top of the stack), the rate at which the
+    kernel copies user memory into a sample: the limit a chain of DEPTH
+    frames can cost is DEPTH x 8 bytes at it."""
+    deep = [d for d, c in costs if c == "dwarf-64k"]
+    if not deep:
+        return None
+    return statistics.median(costs[(max(deep), "dwarf-64k")]) / DWARF_BYTES["dwarf-64k"]
 
 
 def chain_table(run, out):
@@ -246,7 +250,7 @@ def chain_table(run, out):
         out.append(f"| {d} | " + " | ".join(cells) + f" | {lim} |")
     if rate:
         out.append(f"\nThe limit's rate: {rate:.3f} kernel instructions a byte, the DWARF 64 KB "
-                   "copy's cost over its bytes (median over the depths).")
+                   "copy's cost over its bytes at the deepest depth.")
     return out
 
 
