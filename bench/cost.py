@@ -22,8 +22,8 @@ COST_FIELDS = ["workload", "param", "method", "rep", "samples", "cpu_s", "work",
                "tgt_u", "tgt_k", "base_u", "base_k", "rec_u", "rec_k", "rec_ns", "bytes"]
 CHAIN_FIELDS = ["depth", "chain", "rep", "samples", "work", "tgt_u", "tgt_k", "bytes"]
 CHAINS = [
-    ("gcs", "GCS copy (kernel.perf_callchain_gcs=1)"),
-    ("fp", "frame-record walk (=0)"),
+    ("gcs", "GCS copy (perf callchain gcs sysctl 1)"),
+    ("fp", "frame-record walk (sysctl 0)"),
     ("dwarf-8k", "DWARF stack copy, 8 KB"),
     ("dwarf-64k", "DWARF stack copy, 64 KB"),
 ]
