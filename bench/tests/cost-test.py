@@ -56,10 +56,13 @@ def vm_run_cases():
           "vm/run --icount: one vCPU thread (-accel tcg,thread=single)")
     check("gcsprof.icount=3" in line[line.index("-append") + 1].split(),
           "vm/run --icount 3 tells the guest (gcsprof.icount=3)")
+    check("dtb-randomness=off" in line[line.index("-machine") + 1],
+          "vm/run --icount: no random seed from the board")
     line = qemu_line(vm, ["--icount"])
     check("shift=0,sleep=off" in line, "vm/run --icount alone: shift 0")
     line = qemu_line(vm, [])
-    check("-icount" not in line and "-accel" not in line and "gcsprof.icount" not in " ".join(line),
+    check("-icount" not in line and "-accel" not in line and "gcsprof.icount" not in " ".join(line)
+          and "dtb-randomness" not in " ".join(line),
           "without --icount, no instruction counting")
     try:
         with open(os.devnull, "w") as null:
