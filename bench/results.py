@@ -228,8 +228,10 @@ def series(run, workload, fn):
     return {m: sorted(v) for m, v in out.items()}
 
 
-def line_plot(path, title, xlabel, ylabel, data, logx=False, logy=False, yrange=None):
-    methods = [(m, lbl) for m, lbl in METHODS if data.get(m)]
+def line_plot(path, title, xlabel, ylabel, data, logx=False, logy=False, yrange=None, labels=METHODS):
+    """A gnuplot script of DATA ({key: [(x, y)]}) drawn in the order and
+    with the labels of LABELS ([(key, label)])."""
+    methods = [(m, lbl) for m, lbl in labels if data.get(m)]
     if not methods:
         return None
     datafile = path + ".dat"
@@ -316,8 +318,10 @@ def plots(run, outdir):
     return made
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def arguments(doc, parse_run):
+    """The command line's -o DIR, --host-info and KERNEL=RAWFILE runs,
+    each parsed by PARSE_RUN(kernel, path); (args, runs)."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
     ap.add_argument("-o", dest="outdir", required=True)
     ap.add_argument("--host-info", default="")
     ap.add_argument("runs", nargs="+", metavar="KERNEL=RAWFILE")
@@ -327,20 +331,29 @@ def main():
         kernel, sep, path = spec.partition("=")
         if not sep:
             die(f"{spec}: want KERNEL=RAWFILE")
-        runs.append(parse(kernel, path))
+        runs.append(parse_run(kernel, path))
     os.makedirs(a.outdir, exist_ok=True)
-    made = []
-    for run in runs:
-        made += plots(run, a.outdir)
-    with open(os.path.join(a.outdir, "results.json"), "w", encoding="utf-8") as f:
-        json.dump({"host": a.host_info, "methods": dict(METHODS), "runs": runs,
-                   "plots": made}, f, indent=1)
-    md = markdown(runs, a.host_info)
+    return a, runs
+
+
+def write_results(outdir, stem, result, md):
+    """STEM.json (RESULT) and STEM.md (MD, with RESULT's plots) in OUTDIR;
+    prints the markdown."""
+    made = result["plots"]
+    with open(os.path.join(outdir, stem + ".json"), "w", encoding="utf-8") as f:
+        json.dump(result, f, indent=1)
     if made:
         md += "\n### Plots\n\n" + "\n".join(f"![{n}]({n})" for n in made) + "\n"
-    with open(os.path.join(a.outdir, "results.md"), "w", encoding="utf-8") as f:
+    with open(os.path.join(outdir, stem + ".md"), "w", encoding="utf-8") as f:
         f.write(md)
     print(md)
+
+
+def main():
+    a, runs = arguments(__doc__, parse)
+    made = [p for run in runs for p in plots(run, a.outdir)]
+    write_results(a.outdir, "results", {"host": a.host_info, "methods": dict(METHODS), "runs": runs,
+                                        "plots": made}, markdown(runs, a.host_info))
 
 
 if __name__ == "__main__":

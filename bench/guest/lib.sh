@@ -4,8 +4,95 @@
 # judging them against the ground truth of the workload. Sourced by
 # profile.sh; POSIX sh, as the guest's /bin/sh is dash.
 
+# shellcheck disable=SC2034 # for the scripts that source this file
+T=/opt/gcsprof/tests
+HZ=${HZ:-499}
+REPEAT=${REPEAT:-5}
+QUICK=${QUICK:-0}
+# Every target runs with GCS on, whatever the method: the same program in
+# the same state for all. (Run the tools themselves without it: perf and
+# elfutils load unmarked libraries.)
+# shellcheck disable=SC2034
+GCS3=glibc.cpu.aarch64_gcs=3
+SYSCTL_GCS=/proc/sys/kernel/perf_callchain_gcs
+SYSCTL_STACK=/proc/sys/kernel/perf_event_max_stack
+# The profiling methods (bench/README.md says what each is).
+# shellcheck disable=SC2034
+METHODS="gcsprof-perf gcsprof-ptrace perf-fp perf-fp-gcs perf-dwarf-8k perf-dwarf-64k eu-stackprof"
+
+# bench_setup DIR: works in DIR (dir), with perf's chains allowed 4096
+# entries until the script ends, and the real program's input there.
+bench_setup() {
+	dir=$1
+	mkdir -p "$dir" && cd "$dir" || exit 1
+	# Deep chains need a longer limit than perf's 127 entries, for
+	# gcsprof's perf method and perf's fp mode alike (both read it).
+	old_stack=$(cat $SYSCTL_STACK)
+	echo 4096 >$SYSCTL_STACK || exit 1
+	trap 'echo "$old_stack" >$SYSCTL_STACK; [ -e $SYSCTL_GCS ] && echo 1 >$SYSCTL_GCS' EXIT
+	# The real program's input: 4 MB of text that compresses like source code.
+	if ! [ -s gzip.in ]; then
+		seq 1 400000 | sed 's/\(.*\)/line \1: the quick brown fox \1/' | head -c 4000000 >gzip.in
+	fi
+}
+
 awk() { if command -v mawk >/dev/null; then mawk "$@"; else busybox awk "$@"; fi; }
 now_ns() { date +%s%N; }
+
+# target WORKLOAD PARAM: the command line of a workload
+# (T, B, SECS and dir are the caller's: the tests' and bench's folders,
+# the seconds a run, the working folder).
+target() {
+	case $1 in
+	split) echo "$T/gcsprof-split $SECS" ;;
+	depth) echo "$B/bench-depth $SECS $2" ;;
+	depth-fp) echo "$B/bench-depth-fp $SECS $2" ;;
+	busy) echo "$B/bench-busy $SECS $2" ;;
+	gzip) echo "$B/bench-timed gzip -9 -c $dir/gzip.in" ;;
+	start) echo true ;;
+	esac
+}
+
+# run_workload WORKLOAD OUT COMMAND...: runs COMMAND (the workload's
+# command line at its end), its output in OUT and OUT.err (gzip's
+# compressed output thrown away), and sets work and cpu_s (work_of; 0 when
+# it does not say). Returns COMMAND's status.
+run_workload() {
+	rw_w=$1 rw_out=$2
+	shift 2
+	rw_t0=$(now_ns)
+	if [ "$rw_w" = gzip ]; then
+		"$@" >/dev/null 2>"$rw_out.err"
+	else
+		"$@" >"$rw_out" 2>"$rw_out.err"
+	fi
+	rw_rc=$?
+	work_of "$rw_w" "$rw_out" "$rw_t0" "$(now_ns)"
+	[ -n "$work" ] || work=0
+	[ -n "$cpu_s" ] || cpu_s=0
+	return $rw_rc
+}
+
+# work_of WORKLOAD OUT T0 T1: sets work (the target's rounds, or for a
+# fixed job 1e12 / its ns) and cpu_s (the CPU time the run stands for)
+# from the workload's output OUT (and OUT.err), T0 and T1 its start and
+# end (now_ns) should it not say its own run time.
+work_of() {
+	work='' cpu_s=''
+	case $1 in
+	split | depth | depth-fp) work=$(sed -n 's/^[a-z]*: \([0-9]*\) rounds$/\1/p' "$2") cpu_s=$SECS ;;
+	busy)
+		work=$(sed -n 's/^busy: \([0-9]*\) rounds.*/\1/p' "$2")
+		cpu_s=$(sed -n 's/.*cpu \([0-9.]*\) s$/\1/p' "$2")
+		;;
+	gzip)
+		# Its own run time (bench-timed), not the profiler's start and end.
+		ns=$(sed -n 's/^timed: \([0-9]*\) ns$/\1/p' "$2.err" | tail -n 1)
+		[ -n "$ns" ] || ns=$(($4 - $3))
+		work=$((1000000000000 / ns)) cpu_s=$(awk -v n="$ns" 'BEGIN { print n / 1e9 }')
+		;;
+	esac
+}
 
 # A frame as judge and edges compare it: the function's name without the
 # offset (+0x..) or source (" (...)") a tool adds; where there is no name

@@ -14,50 +14,19 @@
 # Environment: HZ (default 499), SECONDS_EACH (3), REPEAT (5), QUICK (1:
 # fewer workloads, for CI's check that the pipeline works).
 set -u
-T=/opt/gcsprof/tests
 B=/opt/gcsprof/bench
-HZ=${HZ:-499}
 SECS=${SECONDS_EACH:-3}
-REPEAT=${REPEAT:-5}
-QUICK=${QUICK:-0}
-# Every target runs with GCS on, whatever the method: the same program in
-# the same state for all. (Run the tools themselves without it: perf and
-# elfutils load unmarked libraries.)
-GCS3=glibc.cpu.aarch64_gcs=3
-SYSCTL_GCS=/proc/sys/kernel/perf_callchain_gcs
-SYSCTL_STACK=/proc/sys/kernel/perf_event_max_stack
 # shellcheck source=lib.sh
 . "$B/lib.sh"
-dir=${BENCH_DIR:-/tmp/bench}
-mkdir -p "$dir" && cd "$dir" && rm -f raw.txt || exit 1
+bench_setup "${BENCH_DIR:-/tmp/bench}"
+rm -f raw.txt
 
 if [ "$QUICK" = 1 ]; then
 	workloads="split depth:8 depth:512 busy:4 gzip"
 else
 	workloads="split depth:8 depth:64 depth:512 depth:2000 busy:1 busy:4 busy:16 busy:64 gzip"
 fi
-methods="gcsprof-perf gcsprof-ptrace perf-fp perf-fp-gcs perf-dwarf-8k perf-dwarf-64k eu-stackprof"
-
-# Deep chains need a longer limit than perf's 127 entries, for gcsprof's
-# perf method and perf's fp mode alike (both read this sysctl).
-old_stack=$(cat $SYSCTL_STACK)
-echo 4096 >$SYSCTL_STACK || exit 1
-trap 'echo "$old_stack" >$SYSCTL_STACK' EXIT
-
-# The real program's input: 4 MB of text that compresses like source code.
-if ! [ -s gzip.in ]; then
-	seq 1 400000 | sed 's/\(.*\)/line \1: the quick brown fox \1/' | head -c 4000000 >gzip.in
-fi
-
-# target WORKLOAD PARAM: the command line of a workload.
-target() {
-	case $1 in
-	split) echo "$T/gcsprof-split $SECS" ;;
-	depth) echo "$B/bench-depth $SECS $2" ;;
-	busy) echo "$B/bench-busy $SECS $2" ;;
-	gzip) echo "$B/bench-timed gzip -9 -c $dir/gzip.in" ;;
-	esac
-}
+methods=$METHODS
 
 # run_target WORKLOAD PARAM OUT [PROFILER...]: runs the workload (under
 # the profiler's command line if given), its output in OUT, and sets
@@ -66,31 +35,7 @@ run_target() {
 	w=$1 p=$2 out=$3
 	shift 3
 	# shellcheck disable=SC2046 # the command line, split on purpose
-	set -- "$@" env GLIBC_TUNABLES=$GCS3 $(target "$w" "$p")
-	t0=$(now_ns)
-	if [ "$w" = gzip ]; then
-		"$@" >/dev/null 2>"$out.err"
-	else
-		"$@" >"$out" 2>"$out.err"
-	fi
-	rc=$?
-	t1=$(now_ns)
-	case $w in
-	split | depth) work=$(sed -n 's/^[a-z]*: \([0-9]*\) rounds$/\1/p' "$out") cpu_s=$SECS ;;
-	busy)
-		work=$(sed -n 's/^busy: \([0-9]*\) rounds.*/\1/p' "$out")
-		cpu_s=$(sed -n 's/.*cpu \([0-9.]*\) s$/\1/p' "$out")
-		;;
-	gzip)
-		# Its own run time (bench-timed), not the profiler's start and end.
-		ns=$(sed -n 's/^timed: \([0-9]*\) ns$/\1/p' "$out.err" | tail -n 1)
-		[ -n "$ns" ] || ns=$((t1 - t0))
-		work=$((1000000000000 / ns)) cpu_s=$(awk -v n="$ns" 'BEGIN { print n / 1e9 }')
-		;;
-	esac
-	[ -n "$work" ] || work=0
-	[ -n "${cpu_s:-}" ] || cpu_s=0
-	return $rc
+	run_workload "$w" "$out" "$@" env GLIBC_TUNABLES=$GCS3 $(target "$w" "$p")
 }
 
 # mode_of WORKLOAD PARAM: judge's mode and parameter for the workload.
