@@ -515,10 +515,12 @@ static int read_lines(struct reader *r, struct gp_rprofile *p, struct gp_lines *
 		if (parse_line(r, p, line, len, &ended) != 0)
 			return ended;
 	}
-	if (st == GP_LINES_LAST || st == GP_LINES_CUT) {
-		r->lineno += st == GP_LINES_LAST;
+	if (st == GP_LINES_LAST) {
+		r->lineno++;
 		return 0;       /* a last line without its newline: cut short */
 	}
+	if (st == GP_LINES_CUT)
+		return ended;   /* whole up to its end record, if it has one */
 	if (st == GP_LINES_CORRUPT) {
 		r->lineno++;
 		bad(r, "compressed data that does not inflate");
