@@ -86,7 +86,7 @@ struct perf_state {
 	 * at its end). */
 	int gcs_chains;
 	uint64_t throttles, unthrottles; /* PERF_RECORD_THROTTLE, _UNTHROTTLE */
-	size_t ring_pages;               /* asked of each ring (perf_events_attr) */
+	size_t ring_pages;               /* asked of each ring (perf_events_rings) */
 	struct gp_frame *frames;         /* a sample's, as written */
 	size_t frames_cap;
 };

@@ -30,6 +30,9 @@
  * least. */
 #define RING_PAGES_DEFAULT 128
 #define RING_PAGES_MAX 4096
+/* And all CPUs' rings together at most this much (beyond the default
+ * each): a large machine's CPUs do not each need a deep ring's worth. */
+#define RING_TOTAL_MAX_BYTES ((size_t)64 << 20)
 #define RING_PAGES_MIN 8
 /* What a ring holds before the recorder must have read it: the longest
  * the recorder may be kept from running (a busy host) without a loss.
@@ -132,18 +135,21 @@ int perf_probe_event(const char **event, const char **why)
 	return err == EACCES || err == EPERM ? GP_EXIT_PERMISSION : GP_EXIT_UNSUPPORTED;
 }
 
-/* The ring's pages: --mmap-pages, or room for RING_MS of samples of
- * the deepest chain asked at the rate asked (a 2000-frame chain is 16 KB a
+/* The ring's pages: --mmap-pages, or room for RING_MS of samples of the
+ * deepest chain asked at the rate asked (a 2000-frame chain is 16 KB a
  * sample: 499 Hz of them fill the default 512 KB in 64 ms), a power of two
- * between the default and RING_PAGES_MAX. */
-static size_t ring_pages(const struct recording *rec, unsigned max_stack, long page)
+ * from the default up to RING_PAGES_MAX, and NCPUS rings within
+ * RING_TOTAL_MAX_BYTES. */
+static size_t ring_pages(const struct recording *rec, unsigned max_stack, size_t ncpus,
+			 long page)
 {
 	size_t want = (size_t)rec->hz * RING_MS / 1000 * perf_sample_bytes(max_stack) / (size_t)page;
+	size_t most = RING_TOTAL_MAX_BYTES / (size_t)page / (ncpus ? ncpus : 1);
 	size_t pages = RING_PAGES_DEFAULT;
 
 	if (rec->o->mmap_pages)
 		return rec->o->mmap_pages;
-	while (pages < want && pages < RING_PAGES_MAX)
+	while (pages < want && pages < RING_PAGES_MAX && pages * 2 <= most)
 		pages *= 2;
 	return pages;
 }
@@ -151,11 +157,9 @@ static size_t ring_pages(const struct recording *rec, unsigned max_stack, long p
 void perf_events_attr(struct recording *rec)
 {
 	struct perf_state *ps = perf_state(rec);
-	long page = sysconf(_SC_PAGESIZE);
 
-	ps->ring_pages = ring_pages(rec, ps->max_stack, page);
 	fill_attr(&ps->attr, kind_named(rec->event), rec->hz, !rec->o->pid, ps->max_stack,
-		  ps->ring_pages * (size_t)page);
+		  (size_t)RING_PAGES_DEFAULT * 4096);
 }
 
 /* The online CPUs, from /sys (ranges like "0-3,6"), else 0..N-1. */
@@ -234,6 +238,10 @@ int perf_events_rings(struct recording *rec)
 		ps->rings[i].cpu = cpus[i];
 	}
 	ps->nrings = ncpus;
+	/* Now that the CPUs are known: the rings' size, and the wake-up at a
+	 * quarter of it (the events are opened after this). */
+	ps->ring_pages = ring_pages(rec, ps->max_stack, ncpus, sysconf(_SC_PAGESIZE));
+	ps->attr.wakeup_watermark = (uint32_t)(ps->ring_pages * (size_t)sysconf(_SC_PAGESIZE) / 4);
 	free(cpus);
 	return 0;
 }
