@@ -40,13 +40,18 @@ int gp_write_escaped(FILE *f, const char *s)
 {
 	if (!s || !*s)
 		return fputs("%00", f) < 0 ? -1 : 0;   /* empty: a lone NUL escape */
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	while (*s) {
+		size_t run = 0;
+		unsigned char c;
 
-		if (c <= ' ' || c == '%' || c >= 0x7f) {
-			if (fprintf(f, "%%%02X", c) < 0)
-				return -1;
-		} else if (fputc(c, f) == EOF)
+		/* A run of bytes written as they are, in one call (a thread
+		 * name at every sample: usually the whole of it). */
+		while ((c = (unsigned char)s[run]) && c > ' ' && c != '%' && c < 0x7f)
+			run++;
+		if (run && fwrite(s, 1, run, f) != run)
+			return -1;
+		s += run;
+		if (*s && fprintf(f, "%%%02X", (unsigned char)*s++) < 0)
 			return -1;
 	}
 	return 0;
@@ -134,15 +139,18 @@ int gp_profile_write_sample(FILE *f, const struct gp_rsample *s)
 	/* One letter a flag; readers look for the letters they know. */
 	const char *flags = s->fallback ? (s->cut ? "fc" : "f") : (s->cut ? "c" : "-");
 
+	char cpu[16] = "-", weight[24] = "-";
+
+	if (s->cpu >= 0)
+		snprintf(cpu, sizeof(cpu), "%d", s->cpu);
+	if (s->weight)
+		snprintf(weight, sizeof(weight), "%" PRIu64, s->weight);
 	if (fprintf(f, "sample %" PRIu64 " %d %d %c %u ", s->time_ns, s->pid, s->tid,
 		    s->state ? s->state : '?', s->asid) < 0 ||
-	    gp_write_escaped(f, s->thread) != 0 || fprintf(f, " %s ", flags) < 0)
+	    gp_write_escaped(f, s->thread) != 0 ||
+	    fprintf(f, " %s %s %s %" PRIu32 "\n", flags, cpu, weight, s->stack) < 0)
 		return -1;
-	if ((s->cpu >= 0 ? fprintf(f, "%d ", s->cpu) : fputs("- ", f)) < 0)
-		return -1;
-	if ((s->weight ? fprintf(f, "%" PRIu64 " ", s->weight) : fputs("- ", f)) < 0)
-		return -1;
-	return fprintf(f, "%" PRIu32 "\n", s->stack) < 0 ? -1 : 0;
+	return 0;
 }
 
 int gp_profile_write_trailer(FILE *f, uint64_t duration_ns, const struct gp_count *lost,
