@@ -765,7 +765,7 @@ t_perf_user() {
 	# shellcheck disable=SC2086 # $u is a command and its arguments
 	status_is 0 "an unprivileged user records with perf" \
 		$u /opt/gcsprof/bin/gcsprof record -q --gcs-tunable 3 -o "$out" -- $T/gcsprof-split 1
-	check "its profile says method perf" grep -qx 'method perf' $out
+	check "its profile says method perf" in_profile "$out" -qx 'method perf'
 	echo 3 >/proc/sys/kernel/perf_event_paranoid
 	# shellcheck disable=SC2086 # $u is a command and its arguments
 	status_is 66 "--method perf when perf_event_paranoid forbids it" \
@@ -775,7 +775,7 @@ t_perf_user() {
 	status_is 0 "auto falls back to ptrace" \
 		$u /opt/gcsprof/bin/gcsprof record -q --gcs-tunable 3 -o "$out" -- $T/gcsprof-split 1
 	check "saying why, once" [ "$(grep -c 'sampling with ptrace.*perf_event_paranoid' err.txt)" -eq 1 ]
-	check "its profile says method ptrace" grep -qx 'method ptrace' $out
+	check "its profile says method ptrace" in_profile "$out" -qx 'method ptrace'
 	echo "$paranoid" >/proc/sys/kernel/perf_event_paranoid
 	rm -f $out
 
