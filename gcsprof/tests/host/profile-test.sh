@@ -267,6 +267,7 @@ fixture=$here/fixtures/v1-split.data
 awk -f "$here/profile-v1-to-v2.awk" "$fixture" >v2-split.data
 gzip -n -c v2-split.data >v2-split.data.gz
 check "the fixture is version 1" grep -qx 'gcsprof-profile 1' "$fixture"
+# shellcheck disable=SC2016 # the inner shell expands it
 check "its version 2 shares chains: fewer stack nodes than frames" sh -c \
 	'[ "$(grep -c "^stack " v2-split.data)" -lt "$(grep "^sample " "$1" | tr " " "\n" | grep -c "^[PRSF]")" ]' \
 	sh "$fixture"
