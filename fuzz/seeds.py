@@ -22,6 +22,7 @@ The small-* files are what fuzz/corpus/ keeps (checked in, under 1 MB).
 """
 
 import argparse
+import gzip
 import os
 import struct
 import sys
@@ -166,8 +167,13 @@ def profile_seeds(out, path, keep=40):
         data = f.read()
     name = os.path.basename(os.path.dirname(path)) if path.endswith("/profile") else os.path.basename(path)
     write(out, "profile", name, data)
+    # Version 2 is written gzip: the shrunk copy is its text (the reader
+    # takes both), so that the fuzzer mutates lines, not deflate's bits.
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
     lines = data.split(b"\n")
-    kept, samples, mappings = [], 0, 0
+    v2 = lines[0] == b"gcsprof-profile 2"
+    kept, samples, mappings, stacks = [], 0, 0, 0
     for line in lines:
         if line.startswith(b"end "):
             continue
@@ -177,11 +183,13 @@ def profile_seeds(out, path, keep=40):
             samples += 1
         if line.startswith(b"mapping "):
             mappings += 1
+        if line.startswith(b"stack "):
+            stacks += 1
         if line:
             kept.append(line)
     end = [ln for ln in lines if ln.startswith(b"end ")]
     duration = end[0].split()[1] if end else b"1000000"
-    kept.append(b"end %s %d %d" % (duration, samples, mappings))
+    kept.append(b"end %s %d %d" % (duration, samples, mappings) + (b" %d" % stacks if v2 else b""))
     write(out, "profile", "small-" + name, b"\n".join(kept) + b"\n")
 
 

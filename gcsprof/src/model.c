@@ -379,17 +379,18 @@ static int copy_sample(struct gp_model *m, const struct gp_rprofile *raw, size_t
 {
 	const struct gp_rsample *r = &raw->samples[i];
 	struct gp_sample *s = &m->samples[i];
-	size_t j;
+	uint32_t node;
 
 	s->location_ids = calloc(r->nframes + 1, sizeof(*s->location_ids));
 	s->thread = gp_model_intern(m, r->thread);
 	if (!s->location_ids || !s->thread)
 		return -1;
 	m->nsamples++;
-	for (j = 0; j < r->nframes; j++) {
-		uint64_t id = location_id(m, r->asid, &raw->frames[r->first_frame + j]);
+	/* The chain from its innermost frame's node out to the outermost. */
+	for (node = r->stack; node; node = raw->stacks.nodes[node].parent) {
+		uint64_t id = location_id(m, r->asid, &raw->stacks.nodes[node].frame);
 
-		if (!id)
+		if (!id || s->nlocations >= r->nframes)
 			return -1;
 		s->location_ids[s->nlocations++] = id;
 	}

@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
+#include "gcsprof.h"
+#include "model_map.h"
 
 static uint64_t mix(uint64_t a, uint64_t b, uint64_t c)
 {

@@ -4,7 +4,10 @@
  * `report` reads. Raw, unsymbolised: each sample is a chain of addresses
  * with their kinds, and the mappings it needs to be symbolised later,
  * elsewhere. A line-oriented text format, versioned, ending with a
- * trailer that makes truncation detectable.
+ * trailer that makes truncation detectable; version 2 stores each
+ * distinct chain once (stack_table.h) and is written gzip-compressed.
+ * Writers here (profile.c), the reader of both versions in
+ * profile_read.c.
  */
 #ifndef GCSPROF_PROFILE_H
 #define GCSPROF_PROFILE_H
@@ -13,21 +16,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "stack_table.h"
+
 #define GP_PROFILE_MAGIC "gcsprof-profile"
-#define GP_PROFILE_VERSION 1
-
-/* Frame kinds as written in the file. */
-enum gp_frame_kind {
-	GP_FRAME_PC = 'P',         /* the program counter */
-	GP_FRAME_RETURN = 'R',     /* a return address from the GCS */
-	GP_FRAME_SIGRETURN = 'S',  /* return into the signal trampoline */
-	GP_FRAME_FALLBACK = 'F',   /* a return address from a fallback unwinder */
-};
-
-struct gp_frame {
-	uint64_t address;
-	char kind;                 /* enum gp_frame_kind */
-};
+/* The version written; version 1 (the chains as text in each sample)
+ * is still read. */
+#define GP_PROFILE_VERSION 2
 
 struct gp_rsample {
 	uint64_t time_ns;          /* since the recording started */
@@ -35,7 +29,10 @@ struct gp_rsample {
 	char state;                /* /proc state letter: R, S, D, T, ... */
 	unsigned asid;             /* address space: which mappings apply */
 	char *thread;              /* thread name */
-	size_t first_frame, nframes; /* into gp_rprofile.frames, innermost first */
+	uint32_t stack;            /* its chain: a node of gp_rprofile.stacks (0: none) */
+	size_t nframes;            /* the chain's depth */
+	int cpu;                   /* the CPU it ran on; -1: not recorded */
+	uint64_t weight;           /* perf: the event's count it stands for; 0: not recorded */
 	int fallback;              /* chain from a fallback unwinder */
 	int cut;                   /* the chain reached the depth limit (max-stack) */
 };
@@ -91,8 +88,7 @@ struct gp_rprofile {
 	unsigned cpus;
 	struct gp_rsample *samples;
 	size_t nsamples, samples_cap;
-	struct gp_frame *frames;
-	size_t nframes, frames_cap;
+	struct gp_stack_table stacks; /* every chain, once (version 1's interned as read) */
 	struct gp_rmapping *mappings;
 	size_t nmappings, mappings_cap;
 	struct gp_count *lost;     /* samples lost or skipped, by reason */
@@ -122,9 +118,13 @@ int gp_profile_write_max_stack(FILE *f, unsigned max_stack, const char *by);
  * UNTHROTTLES times. Before the trailer. */
 int gp_profile_write_throttle(FILE *f, uint64_t throttles, uint64_t unthrottles);
 int gp_profile_write_mapping(FILE *f, const struct gp_rmapping *m);
-int gp_profile_write_sample(FILE *f, const struct gp_rsample *s, const struct gp_frame *frames);
+/* The stack node FRAME called from node PARENT (0: the outermost frame):
+ * the next node's id is the number of nodes written before, plus one. */
+int gp_profile_write_stack(FILE *f, uint32_t parent, const struct gp_frame *frame);
+/* Sample S, its chain the node S->stack (written before it). */
+int gp_profile_write_sample(FILE *f, const struct gp_rsample *s);
 int gp_profile_write_trailer(FILE *f, uint64_t duration_ns, const struct gp_count *lost,
-			     size_t nlost, uint64_t nsamples, uint64_t nmappings);
+			     size_t nlost, uint64_t nsamples, uint64_t nmappings, uint64_t nstacks);
 
 /* Write S to F with spaces, '%' and control characters as %XX. */
 int gp_write_escaped(FILE *f, const char *s);

@@ -92,7 +92,22 @@ static size_t thread_frames(gcswalk_target *t, size_t i, struct gp_frame **frame
 	return n;
 }
 
-static int write_samples(FILE *out, gcswalk_target *t, size_t *count)
+/* Sample S of the chain FRAMES (N): its new stack nodes, then itself. */
+static int write_sample(FILE *out, struct gp_stack_table *st, struct gp_rsample *s,
+			const struct gp_frame *frames, size_t n)
+{
+	size_t old = st->n;
+
+	if (gp_stack_intern(st, frames, n, &s->stack) != 0)
+		return -1;
+	for (; old < st->n; old++)
+		if (gp_profile_write_stack(out, st->nodes[old].parent, &st->nodes[old].frame) != 0)
+			return -1;
+	return gp_profile_write_sample(out, s);
+}
+
+static int write_samples(FILE *out, struct gp_stack_table *st, gcswalk_target *t,
+			 size_t *count)
 {
 	struct gp_frame *frames = NULL;
 	size_t i, cap = 0, n = gcswalk_target_thread_count(t);
@@ -117,7 +132,8 @@ static int write_samples(FILE *out, gcswalk_target *t, size_t *count)
 		s.state = 'R';
 		s.thread = (char *)(info.name ? info.name : "");
 		s.nframes = nf;
-		ret = gp_profile_write_sample(out, &s, frames);
+		s.cpu = -1;
+		ret = write_sample(out, st, &s, frames, nf);
 		(*count)++;
 	}
 	free(frames);
@@ -127,6 +143,7 @@ static int write_samples(FILE *out, gcswalk_target *t, size_t *count)
 int main(int argc, char **argv)
 {
 	gcswalk_target *t = NULL;
+	struct gp_stack_table st;
 	size_t nmappings = 0, nsamples = 0;
 	char *msg = NULL, *command = NULL;
 	FILE *out;
@@ -144,14 +161,15 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	out = fopen(argv[2], "w");
-	if (!out || asprintf(&command, "core %s", argv[1]) < 0) {
+	if (!out || gp_stack_init(&st) != 0 || asprintf(&command, "core %s", argv[1]) < 0) {
 		fprintf(stderr, "core-profile: cannot write %s\n", argv[2]);
 		ret = 1;
 	} else {
 		ret = gp_profile_write_header(out, 1, "cpu", command, "core", NULL) != 0 ||
 		      write_mappings(out, t, &nmappings) != 0 ||
-		      write_samples(out, t, &nsamples) != 0 ||
-		      gp_profile_write_trailer(out, 0, NULL, 0, nsamples, nmappings) != 0;
+		      write_samples(out, &st, t, &nsamples) != 0 ||
+		      gp_profile_write_trailer(out, 0, NULL, 0, nsamples, nmappings, st.n - 1) != 0;
+		gp_stack_free(&st);
 		if (fclose(out) != 0 || ret) {
 			fprintf(stderr, "core-profile: cannot write %s\n", argv[2]);
 			ret = 1;

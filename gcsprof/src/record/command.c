@@ -48,7 +48,8 @@ static const struct gp_option record_options[] = {
 	  "perf: the kernel's GCS call chains, target never stopped; ptrace: stop and walk each "
 	  "thread; auto (default): perf where the kernel can", 0, 0, GP_NAMES(method_choices) },
 	{ "mmap-pages", 'm', GP_OPT_UINT, OPT(mmap_pages), "PAGES",
-	  "perf method: ring buffer pages per CPU, a power of two (default 128)", 1, 65536, NULL, 0 },
+	  "perf method: ring buffer pages per CPU, a power of two (default: room for 0.4 s of "
+	  "samples of the deepest chain asked, 128 to 4096)", 1, 65536, NULL, 0 },
 	{ "quiet", 'q', GP_OPT_FLAG, OPT(quiet), NULL, "no status line", 0, 0, NULL, 0 },
 };
 #undef OPT

@@ -111,6 +111,7 @@ int rec_map_insert(struct rec_map *map, uint64_t start, uint64_t end, uint64_t o
 
 	if (end <= start)
 		return 0;
+	map->generation++;
 	if (cut(map, start, end) != 0 || copy_mapping(&copy, &m) != 0)
 		return -1;
 	if (insert_at(map, first_ending_after(map, start), &copy) != 0) {
@@ -149,6 +150,7 @@ void rec_map_clear(struct rec_map *map)
 	for (i = 0; i < map->n; i++)
 		free_mapping(&map->m[i]);
 	map->n = 0;
+	map->generation++;
 }
 
 void rec_map_free(struct rec_map *map)

@@ -24,6 +24,9 @@ struct rec_mapping {
 struct rec_map {
 	struct rec_mapping *m;
 	size_t n, cap;
+	/* Counts the changes: a chain whose mappings were handed over at
+	 * one generation need not be looked up again until the next. */
+	uint64_t generation;
 };
 
 /* Add [START, END) (nothing if empty), cutting away what it overlaps: a

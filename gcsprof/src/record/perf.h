@@ -86,6 +86,7 @@ struct perf_state {
 	 * at its end). */
 	int gcs_chains;
 	uint64_t throttles, unthrottles; /* PERF_RECORD_THROTTLE, _UNTHROTTLE */
+	size_t ring_pages;               /* asked of each ring (perf_events_rings) */
 	struct gp_frame *frames;         /* a sample's, as written */
 	size_t frames_cap;
 };
@@ -162,5 +163,8 @@ void perf_tasks_free(struct recording *rec);
  * and a sample record holds (*BY says which bounds it); 0 when the limit
  * cannot be known (the kernel's default then applies). */
 unsigned perf_max_stack(const char **by);
+/* The bytes of a sample record whose chain is MAX_STACK frames (0: the
+ * kernel's default limit): what a ring must make room for. */
+size_t perf_sample_bytes(unsigned max_stack);
 
 #endif

@@ -24,11 +24,20 @@
 #include "gcsprof.h"
 #include "perf.h"
 
-/* Ring size per CPU in pages (--mmap-pages, else the default), halved
- * while the kernel refuses (an unprivileged user's perf_event_mlock_kb),
- * down to the least. */
+/* Ring size per CPU in pages (--mmap-pages, else room for RING_MS of
+ * the deepest samples asked, at least the default), halved while the
+ * kernel refuses (an unprivileged user's perf_event_mlock_kb), down to the
+ * least. */
 #define RING_PAGES_DEFAULT 128
+#define RING_PAGES_MAX 4096
+/* And all CPUs' rings together at most this much (beyond the default
+ * each): a large machine's CPUs do not each need a deep ring's worth. */
+#define RING_TOTAL_MAX_BYTES ((size_t)64 << 20)
 #define RING_PAGES_MIN 8
+/* What a ring holds before the recorder must have read it: the longest
+ * the recorder may be kept from running (a busy host) without a loss.
+ * Its poll() wakes at a quarter of the ring, and every 100 ms anyway. */
+#define RING_MS 400
 
 struct event_kind {
 	const char *name;
@@ -50,7 +59,7 @@ static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu)
 }
 
 static void fill_attr(struct perf_event_attr *a, const struct event_kind *k, unsigned hz,
-		      int at_exec, unsigned max_stack)
+		      int at_exec, unsigned max_stack, size_t ring_bytes)
 {
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
@@ -81,8 +90,10 @@ static void fill_attr(struct perf_event_attr *a, const struct event_kind *k, uns
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
 	a->watermark = 1;
-	/* Wake up at a quarter of the smallest ring we may get. */
-	a->wakeup_watermark = 1024;
+	/* Wake up at a quarter of the ring: one poll() and one drain for
+	 * many samples, with three quarters left for the time it takes.
+	 * (The kernel caps it at a ring smaller than asked.) */
+	a->wakeup_watermark = (uint32_t)(ring_bytes / 4);
 	a->disabled = at_exec;
 	a->enable_on_exec = at_exec;
 }
@@ -106,7 +117,7 @@ int perf_probe_event(const char **event, const char **why)
 
 	/* The same event on ourselves: permission, PMU, the GCSPR register. */
 	for (i = 0; i < NKINDS; i++) {
-		fill_attr(&a, &event_kinds[i], 99, 1, 0);
+		fill_attr(&a, &event_kinds[i], 99, 1, 0, (size_t)RING_PAGES_MIN * 4096);
 		a.inherit = 0;
 		fd = sys_perf_event_open(&a, 0, -1);
 		if (fd >= 0) {
@@ -124,11 +135,31 @@ int perf_probe_event(const char **event, const char **why)
 	return err == EACCES || err == EPERM ? GP_EXIT_PERMISSION : GP_EXIT_UNSUPPORTED;
 }
 
+/* The ring's pages: --mmap-pages, or room for RING_MS of samples of the
+ * deepest chain asked at the rate asked (a 2000-frame chain is 16 KB a
+ * sample: 499 Hz of them fill the default 512 KB in 64 ms), a power of two
+ * from the default up to RING_PAGES_MAX, and NCPUS rings within
+ * RING_TOTAL_MAX_BYTES. */
+static size_t ring_pages(const struct recording *rec, unsigned max_stack, size_t ncpus,
+			 long page)
+{
+	size_t want = (size_t)rec->hz * RING_MS / 1000 * perf_sample_bytes(max_stack) / (size_t)page;
+	size_t most = RING_TOTAL_MAX_BYTES / (size_t)page / (ncpus ? ncpus : 1);
+	size_t pages = RING_PAGES_DEFAULT;
+
+	if (rec->o->mmap_pages)
+		return rec->o->mmap_pages;
+	while (pages < want && pages < RING_PAGES_MAX && pages * 2 <= most)
+		pages *= 2;
+	return pages;
+}
+
 void perf_events_attr(struct recording *rec)
 {
 	struct perf_state *ps = perf_state(rec);
 
-	fill_attr(&ps->attr, kind_named(rec->event), rec->hz, !rec->o->pid, ps->max_stack);
+	fill_attr(&ps->attr, kind_named(rec->event), rec->hz, !rec->o->pid, ps->max_stack,
+		  (size_t)RING_PAGES_DEFAULT * 4096);
 }
 
 /* The online CPUs, from /sys (ranges like "0-3,6"), else 0..N-1. */
@@ -207,16 +238,20 @@ int perf_events_rings(struct recording *rec)
 		ps->rings[i].cpu = cpus[i];
 	}
 	ps->nrings = ncpus;
+	/* Now that the CPUs are known: the rings' size, and the wake-up at a
+	 * quarter of it (the events are opened after this). */
+	ps->ring_pages = ring_pages(rec, ps->max_stack, ncpus, sysconf(_SC_PAGESIZE));
+	ps->attr.wakeup_watermark = (uint32_t)(ps->ring_pages * (size_t)sysconf(_SC_PAGESIZE) / 4);
 	free(cpus);
 	return 0;
 }
 
-static int map_ring(struct perf_ring *rg, int fd, unsigned asked)
+static int map_ring(struct perf_ring *rg, int fd, size_t asked)
 {
 	long page = sysconf(_SC_PAGESIZE);
-	size_t pages, least = asked && asked < RING_PAGES_MIN ? asked : RING_PAGES_MIN;
+	size_t pages, least = asked < RING_PAGES_MIN ? asked : RING_PAGES_MIN;
 
-	for (pages = asked ? asked : RING_PAGES_DEFAULT; pages >= least; pages /= 2) {
+	for (pages = asked; pages >= least && pages; pages /= 2) {
 		void *m = mmap(NULL, (pages + 1) * (size_t)page, PROT_READ | PROT_WRITE, MAP_SHARED,
 			       fd, 0);
 
@@ -252,7 +287,7 @@ int perf_open_task_events(struct recording *rec, pid_t tid)
 		ps->fds = g;
 		ps->fds[ps->nfds++] = fd;
 		if (rg->fd < 0) {
-			if (map_ring(rg, fd, rec->o->mmap_pages) != 0)
+			if (map_ring(rg, fd, ps->ring_pages) != 0)
 				return -errno;
 		} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, rg->fd) != 0) {
 			return -errno;

@@ -79,3 +79,9 @@ unsigned perf_max_stack(const char **by)
 		gp_warn("kernel.perf_event_max_stack is 0: the kernel gives no call chains");
 	return (unsigned)v;
 }
+
+size_t perf_sample_bytes(unsigned max_stack)
+{
+	/* The kernel's own default limit when none is known. */
+	return 8 * ((size_t)(max_stack ? max_stack : 127) + SAMPLE_FIXED_WORDS);
+}

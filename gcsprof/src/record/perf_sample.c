@@ -103,27 +103,46 @@ static char frame_kind(const struct recording *rec, const struct perf_process *p
 	return gcs ? GP_FRAME_RETURN : GP_FRAME_FALLBACK;
 }
 
-/* The frames of the chain USER (N addresses), with their mappings written. */
-static int chain_frames(struct recording *rec, struct perf_process *p, const uint64_t *user,
-			size_t n, int gcs)
+/* The mappings of the chain's frames (N of them), each written unless
+ * the profile has it. */
+static int chain_mappings(struct recording *rec, struct perf_process *p, size_t n)
+{
+	const struct gp_frame *frames = perf_state(rec)->frames;
+	const struct rec_mapping *last = NULL;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		int ret = need_mapping(rec, p, frames[i].address, &last);
+
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* The chain USER (N addresses) as the profile's stack *STACK, its nodes
+ * and (the first time the chain is seen with P's map as it is) its
+ * mappings written. */
+static int chain_stack(struct recording *rec, struct perf_process *p, const uint64_t *user,
+		       size_t n, int gcs, uint32_t *stack)
 {
 	struct perf_state *ps = perf_state(rec);
-	const struct rec_mapping *last = NULL;
 	struct gp_frame *nf = gp_grow(ps->frames, &ps->frames_cap, n, sizeof(*nf));
 	size_t i;
+	int fresh;
 
 	if (!nf)
 		return gp_error(GP_EXIT_SYSTEM, "out of memory");
 	ps->frames = nf;
 	for (i = 0; i < n; i++) {
-		int ret = need_mapping(rec, p, user[i], &last);
-
-		if (ret)
-			return ret;
 		ps->frames[i].address = user[i];
 		ps->frames[i].kind = frame_kind(rec, p, i, user[i], gcs);
 	}
-	return 0;
+	fresh = rec_out_stack(&rec->out, ps->frames, n, p->base.asid, p->base.map.generation,
+			      stack);
+	if (fresh < 0)
+		return -fresh;
+	return fresh ? chain_mappings(rec, p, n) : 0;
 }
 
 int perf_sample(struct recording *rec, const struct perf_sample *s)
@@ -151,10 +170,10 @@ int perf_sample(struct recording *rec, const struct perf_sample *s)
 	gcs = chain_source(rec, p, t, s);
 	if (gcs < 0)
 		return 0;
-	ret = chain_frames(rec, p, user, nuser, gcs);
+	memset(&rs, 0, sizeof(rs));
+	ret = chain_stack(rec, p, user, nuser, gcs, &rs.stack);
 	if (ret)
 		return ret;
-	memset(&rs, 0, sizeof(rs));
 	rs.time_ns = s->time > rec->start_ns ? s->time - rec->start_ns : 0;
 	rs.pid = (int)s->pid;
 	rs.tid = (int)s->tid;
@@ -162,11 +181,13 @@ int perf_sample(struct recording *rec, const struct perf_sample *s)
 	rs.asid = p->base.asid;
 	rs.thread = t->name ? t->name : "";
 	rs.nframes = nuser;
+	rs.cpu = (int)s->cpu;
+	rs.weight = s->period;
 	rs.fallback = !gcs;
 	/* The kernel stops at the limit without a word: a chain that long
 	 * may have lost its outer frames (or be exactly that deep). */
 	rs.cut = ps->max_stack && nuser >= ps->max_stack;
-	ret = rec_out_sample(&rec->out, &rs, ps->frames);
+	ret = rec_out_sample(&rec->out, &rs);
 	if (ret)
 		return ret;
 	p->fresh = 0;

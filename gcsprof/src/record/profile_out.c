@@ -11,7 +11,12 @@
 #include <gcswalk.h>
 
 #include "gcsprof.h"
+#include "gzip_file.h"
 #include "profile_out.h"
+
+/* zlib's level for the profile: 1 (its fastest) already takes most of
+ * what the text repeats, at the least cost to the recorder per sample. */
+#define PROFILE_GZIP_LEVEL 1
 
 /* In the order of enum rec_lost: the names of the trailer's "lost" records. */
 static const char *const lost_names[REC_LOST_N] = {
@@ -36,9 +41,14 @@ int rec_out_open(struct rec_out *o, const char *path)
 {
 	memset(o, 0, sizeof(*o));
 	o->path = path;
-	o->f = fopen(path, "w");
-	if (!o->f)
+	if (gp_stack_init(&o->stacks) != 0)
+		return gp_error(GP_EXIT_SYSTEM, "out of memory");
+	o->stacks_written = 1;
+	o->f = gp_gzip_create(path, PROFILE_GZIP_LEVEL);
+	if (!o->f) {
+		gp_stack_free(&o->stacks);
 		return gp_error(GP_EXIT_OUTPUT, "cannot write %s: %s", path, strerror(errno));
+	}
 	return 0;
 }
 
@@ -146,11 +156,32 @@ int rec_out_vdso_mapping(struct rec_out *o, unsigned asid, pid_t pid, uint64_t s
 	return rec_out_mapping(o, asid, pid, &m);
 }
 
-int rec_out_sample(struct rec_out *o, const struct gp_rsample *s, const struct gp_frame *frames)
+int rec_out_stack(struct rec_out *o, const struct gp_frame *frames, size_t n, unsigned asid,
+		  uint64_t generation, uint32_t *stack)
+{
+	if (o->failed)
+		return -GP_EXIT_OUTPUT;
+	if (gp_stack_intern(&o->stacks, frames, n, stack) != 0)
+		return -gp_error(GP_EXIT_SYSTEM, "out of memory");
+	/* The nodes the chain added, parents first. */
+	for (; o->stacks_written < o->stacks.n; o->stacks_written++) {
+		const struct gp_stack_node *node = &o->stacks.nodes[o->stacks_written];
+
+		if (gp_profile_write_stack(o->f, node->parent, &node->frame) != 0)
+			return -write_failed(o);
+	}
+	if (gp_map_get(&o->chains_mapped, asid, *stack, generation))
+		return 0;
+	if (gp_map_put(&o->chains_mapped, asid, *stack, generation, 1) != 0)
+		return -gp_error(GP_EXIT_SYSTEM, "out of memory");
+	return 1;
+}
+
+int rec_out_sample(struct rec_out *o, const struct gp_rsample *s)
 {
 	if (o->failed)
 		return GP_EXIT_OUTPUT;
-	if (gp_profile_write_sample(o->f, s, frames) != 0)
+	if (gp_profile_write_sample(o->f, s) != 0)
 		return write_failed(o);
 	o->nsamples++;
 	return 0;
@@ -169,6 +200,8 @@ static void release(struct rec_out *o)
 {
 	gp_map_free(&o->written);
 	gp_strtab_free(&o->paths);
+	gp_map_free(&o->chains_mapped);
+	gp_stack_free(&o->stacks);
 	o->f = NULL;
 }
 
@@ -181,7 +214,7 @@ int rec_out_close(struct rec_out *o, uint64_t duration_ns)
 		lost[i] = (struct gp_count){ (char *)lost_names[i], o->lost[i] };
 	if (!o->failed &&
 	    gp_profile_write_trailer(o->f, duration_ns, lost, REC_LOST_N, o->nsamples,
-				     o->nmappings) != 0)
+				     o->nmappings, o->stacks.n - 1) != 0)
 		(void)write_failed(o);
 	if (fclose(o->f) != 0 && !o->failed)
 		(void)write_failed(o);

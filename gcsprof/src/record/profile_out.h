@@ -9,7 +9,10 @@
  *
  * Each mapping is written once per address space, the first time a
  * method hands it over: which ones are in the file is one question, asked
- * of the model's one hash map (model.h), whichever method asks it.
+ * of the model's one hash map (model.h), whichever method asks it. Each
+ * distinct chain is written once too, as the nodes of the stack table
+ * (stack_table.h) it adds; a sample names its chain's node. The file is
+ * gzip (gzip_file.h).
  */
 #ifndef GCSPROF_RECORD_PROFILE_OUT_H
 #define GCSPROF_RECORD_PROFILE_OUT_H
@@ -43,6 +46,11 @@ struct rec_out {
 	struct gp_map written;
 	struct gp_strtab paths;
 	uint64_t nkeys;
+	/* Every chain written, and which (chain, address space, map
+	 * generation) have had their mappings handed over. */
+	struct gp_stack_table stacks;
+	size_t stacks_written;     /* nodes in the file: stacks.n - 1 when none failed */
+	struct gp_map chains_mapped;
 };
 
 /* Create PATH for writing. 0, or GP_EXIT_OUTPUT with one line said. */
@@ -65,7 +73,18 @@ int rec_out_mapping(struct rec_out *o, unsigned asid, pid_t pid, const struct re
 /* The "[vdso]" mapping of ASID at START (nothing when START is 0 or no
  * vDSO is known). */
 int rec_out_vdso_mapping(struct rec_out *o, unsigned asid, pid_t pid, uint64_t start);
-int rec_out_sample(struct rec_out *o, const struct gp_rsample *s, const struct gp_frame *frames);
+/*
+ * The chain FRAMES (N, innermost first) into *STACK, writing the stack
+ * nodes the file lacks. Returns 1 when the chain's mappings are still to
+ * be handed over (rec_out_mapping) for address space ASID with its map at
+ * GENERATION (the chain, or that map, is new since it was last asked), 0
+ * when they were, or an exit status (GP_EXIT_OUTPUT, GP_EXIT_SYSTEM) as a
+ * negative number.
+ */
+int rec_out_stack(struct rec_out *o, const struct gp_frame *frames, size_t n, unsigned asid,
+		  uint64_t generation, uint32_t *stack);
+/* Sample S, its chain S->stack from rec_out_stack. */
+int rec_out_sample(struct rec_out *o, const struct gp_rsample *s);
 static inline void rec_out_lost(struct rec_out *o, enum rec_lost why, uint64_t n)
 {
 	o->lost[why] += n;

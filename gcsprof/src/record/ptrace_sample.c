@@ -232,8 +232,14 @@ static int sample_thread(struct recording *rec, struct pt_process *p, struct pt_
 	s.asid = p->base.asid;
 	s.thread = (char *)(info.name ? info.name : "");
 	s.nframes = n;
+	s.cpu = -1;               /* a ptrace stop tells neither CPU nor weight */
 	s.fallback = fallback;
-	return rec_out_sample(&rec->out, &s, ps->frames);
+	/* The mappings were handed over above, as this method reads them. */
+	ret = rec_out_stack(&rec->out, ps->frames, n, p->base.asid, p->base.map.generation,
+			    &s.stack);
+	if (ret < 0)
+		return -ret;
+	return rec_out_sample(&rec->out, &s);
 }
 
 /* Is a thread of P stopped for this tick? */

@@ -1,8 +1,10 @@
 #!/bin/sh
-# gcsprof report on hostile profiles: mutants of a valid profile (lines
+# gcsprof report on hostile profiles: mutants of a valid profile, in
+# format version 1 and version 2 (made from it by profile-v1-to-v2.awk; lines
 # dropped, repeated, swapped or cut; fields replaced by empty, negative,
 # overflowing, badly escaped or very long values; the file cut at random
-# bytes). Each mutant must be reported (0), then in every format too,
+# bytes, and its version 2 gzip-compressed cut at random bytes). Each
+# mutant must be reported (0), then in every format too,
 # refused as bad (69) with one line on stderr, or reported as far as it
 # goes as truncated (70), saying so in one line: never a crash, a
 # sanitizer error, a hang or another status. Deterministic: the mutants come from
@@ -34,7 +36,11 @@ lost timeout 2
 end 1000000 5 3
 P
 
-# One mutant of seed.data, by awk with seed $1.
+here=$(cd "$(dirname "$0")" && pwd)
+awk -f "$here/profile-v1-to-v2.awk" seed.data >seed2.data
+gzip -n -c seed2.data >seed2.data.gz
+
+# One mutant of the file $2, by awk with seed $1.
 mutate() {
 	awk -v seed="$1" '
 	function pick(n) { return int(rand() * n) + 1 }
@@ -69,7 +75,7 @@ mutate() {
 			}
 		}
 		for (i = 1; i <= nl; i++) print line[i]
-	}' seed.data
+	}' "$2"
 }
 
 run_one() { # run_one FILE DESCRIPTION
@@ -119,17 +125,21 @@ run_one() { # run_one FILE DESCRIPTION
 	esac
 }
 
-size=$(wc -c <seed.data)
+# Half the mutants of each version; the cuts of each file.
 i=1
 while [ "$i" -le "$count" ]; do
-	mutate "$i" >m.data
-	run_one m.data "line mutant $i"
+	if [ $((i % 2)) = 1 ]; then seed=seed.data; else seed=seed2.data; fi
+	mutate "$i" "$seed" >m.data
+	run_one m.data "line mutant $i (${seed%.data})"
 	i=$((i + 1))
 done
-i=1
-while [ "$i" -lt "$size" ]; do
-	head -c "$i" seed.data >cut.data
-	run_one cut.data "cut at byte $i"
-	i=$((i + 7))
+for seed in seed.data seed2.data.gz; do
+	size=$(wc -c <"$seed")
+	i=1
+	while [ "$i" -lt "$size" ]; do
+		head -c "$i" "$seed" >cut.data
+		run_one cut.data "$seed cut at byte $i"
+		i=$((i + 7))
+	done
 done
 tap_done

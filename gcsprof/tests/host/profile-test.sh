@@ -259,6 +259,27 @@ status_is 0 "a deep recursion" "$gp" report rec.data
 check "its chain folds the recursion with its count" \
 	grep -qF '[prog+0x300] -> [prog+0x200] [x300, recursion] -> [prog+0x100]' out.txt
 
+# Version 1 and version 2 of one recording report alike, in every format:
+# a profile recorded in the guest by gcsprof before version 2 (a fixture
+# kept in the tree), and the same samples as version 2, made from it by an
+# awk script of its own (profile-v1-to-v2.awk), plain and gzip.
+fixture=$here/fixtures/v1-split.data
+awk -f "$here/profile-v1-to-v2.awk" "$fixture" >v2-split.data
+gzip -n -c v2-split.data >v2-split.data.gz
+check "the fixture is version 1" grep -qx 'gcsprof-profile 1' "$fixture"
+# shellcheck disable=SC2016 # the inner shell expands it
+check "its version 2 shares chains: fewer stack nodes than frames" sh -c \
+	'[ "$(grep -c "^stack " v2-split.data)" -lt "$(grep "^sample " "$1" | tr " " "\n" | grep -c "^[PRSF]")" ]' \
+	sh "$fixture"
+for fmt in text folded svg speedscope firefox pprof; do
+	"$gp" report "$fixture" -f "$fmt" -o "v1.$fmt" 2>v1.err
+	"$gp" report v2-split.data -f "$fmt" -o "v2.$fmt" 2>v2.err
+	"$gp" report v2-split.data.gz -f "$fmt" -o "v2gz.$fmt" 2>v2gz.err
+	check "version 1 and 2 (plain and gzip) report alike: $fmt" sh -c \
+		"[ -s v1.$fmt ] && cmp -s v1.$fmt v2.$fmt && cmp -s v1.$fmt v2gz.$fmt && cmp -s v1.err v2.err"
+done
+status_is 0 "archive of a gzip version-2 profile" "$gp" archive v2-split.data.gz -o v2.bundle
+check "it holds the profile as it is" cmp -s v2-split.data.gz v2.bundle/profile
 printf 'not a profile\n' >bad.data
 status_is 69 "bad profile" "$gp" report bad.data
 head -c 300 good.data >trunc.data
