@@ -8,7 +8,9 @@
 #
 # kernel_select_mainline switches every name below to the mainline series
 # (kernel/upstream/) on sid's linux-source-7.2 from the mainline-source
-# piece; the functions then work on that tree alike.
+# piece; the functions then work on that tree alike. kernel_select_arch
+# riscv64 builds the same tree for riscv64 instead of arm64, in an output
+# folder of its own.
 
 KERNEL_PACKAGE=linux-source-6.12
 KERNEL_TARBALL=/usr/src/linux-source-6.12.tar.xz
@@ -16,7 +18,9 @@ KERNEL_TREE=$GCSPROF_CACHE/linux-6.12
 KERNEL_OUT=$GCSPROF_CACHE/linux-6.12-out
 KERNEL_SERIES_DIR=$GCSPROF_TOP/kernel/patches
 KERNEL_VERSION_FILE=
-KERNEL_MAKE=(make -s ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
+KERNEL_ARCH=arm64
+KERNEL_CROSS=aarch64-linux-gnu-
+KERNEL_MAKE=(make -s "ARCH=$KERNEL_ARCH" "CROSS_COMPILE=$KERNEL_CROSS"
 	KBUILD_BUILD_USER=gcsprof KBUILD_BUILD_HOST=qemu
 	KBUILD_BUILD_TIMESTAMP="2026-01-01 00:00:00 UTC")
 
@@ -43,6 +47,23 @@ kernel_select_mainline() {
 	KERNEL_TREE=$GCSPROF_CACHE/linux-7.2
 	KERNEL_OUT=$GCSPROF_CACHE/linux-7.2-out
 	KERNEL_SERIES_DIR=$GCSPROF_TOP/kernel/upstream
+}
+
+# kernel_select_arch riscv64 : build for riscv64 (bookworm's
+# gcc-riscv64-linux-gnu 12) into an output folder of its own; the tree
+# and the series stay the same. The kernel's own name for the architecture
+# is riscv (ARCH=riscv, arch/riscv/boot/Image).
+kernel_select_arch() {
+	case $1 in
+	arm64) return 0 ;;
+	riscv64) ;;
+	*) die "unknown kernel architecture '$1' (arm64 or riscv64)" ;;
+	esac
+	KERNEL_ARCH=riscv
+	KERNEL_CROSS=riscv64-linux-gnu-
+	KERNEL_OUT=$KERNEL_OUT-riscv64
+	KERNEL_MAKE[2]=ARCH=$KERNEL_ARCH
+	KERNEL_MAKE[3]=CROSS_COMPILE=$KERNEL_CROSS
 }
 
 # kernel_tree_ready : unpack the pristine tree unless present for this
@@ -142,7 +163,7 @@ kernel_configure() {
 		"${KERNEL_MAKE[@]}" -C "$KERNEL_TREE" O="$KERNEL_OUT" tinyconfig >/dev/null ||
 			die "make tinyconfig failed"
 	fi
-	(cd "$KERNEL_TREE" && ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- \
+	(cd "$KERNEL_TREE" && ARCH=$KERNEL_ARCH CROSS_COMPILE=$KERNEL_CROSS \
 		scripts/kconfig/merge_config.sh -m -O "$KERNEL_OUT" "$KERNEL_OUT/.config" "${frags[@]}") \
 		>/dev/null || die "merging kernel/config fragments failed"
 	"${KERNEL_MAKE[@]}" -C "$KERNEL_TREE" O="$KERNEL_OUT" olddefconfig >/dev/null ||
@@ -163,5 +184,5 @@ kernel_configure() {
 kernel_make() {
 	CCACHE_DIR=${CCACHE_DIR:-$GCSPROF_CACHE/ccache} CCACHE_BASEDIR=$KERNEL_TREE \
 		"${KERNEL_MAKE[@]}" -C "$KERNEL_TREE" O="$KERNEL_OUT" \
-		CC="ccache aarch64-linux-gnu-gcc" -j"$(nproc)" "$@"
+		CC="ccache ${KERNEL_CROSS}gcc" -j"$(nproc)" "$@"
 }

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The series' KVM selftest kvm/aarch64/gcs_migrate (kernel patch 46): a
+# The series' KVM selftest kvm/aarch64/gcs_migrate (kernel patch 55): a
 # guest stopped in the middle of a chain of calls made with GCS on (at EL1,
 # then at EL0) is migrated into a new VM through KVM_GET/SET_ONE_REG and a
 # copy of its memory, and must return through the whole chain there; with
