@@ -12,7 +12,8 @@
 # cannot run here prints "fail|WORKLOAD|PARAM|METHOD|why" instead.
 #
 # Environment: HZ (default 499), SECONDS_EACH (3), REPEAT (5), QUICK (1:
-# fewer workloads, for CI's check that the pipeline works).
+# fewer workloads, for CI's check that the pipeline works), WORKLOADS (a
+# list such as "split depth:8": those alone; bench/run --workloads).
 set -u
 B=/opt/gcsprof/bench
 SECS=${SECONDS_EACH:-3}
@@ -21,7 +22,9 @@ SECS=${SECONDS_EACH:-3}
 bench_setup "${BENCH_DIR:-/tmp/bench}"
 rm -f raw.txt
 
-if [ "$QUICK" = 1 ]; then
+if [ -n "${WORKLOADS:-}" ]; then
+	workloads=$WORKLOADS
+elif [ "$QUICK" = 1 ]; then
 	workloads="split depth:8 depth:512 busy:4 gzip"
 else
 	workloads="split depth:8 depth:64 depth:512 depth:2000 busy:1 busy:4 busy:16 busy:64 gzip"
