@@ -53,9 +53,14 @@ function(gcsprof_guest_test)
     list(APPEND extra --append ${GT_APPEND})
   endif()
   set(kernels ${GT_KERNELS})
-  # (arm64's: riscv64 has the project kernel only.)
-  if("project" IN_LIST kernels AND GCSPROF_GUEST_ARCH STREQUAL "arm64")
-    list(APPEND kernels debug distro mainline)
+  # A project twin brings the other kernels of the series: the debug
+  # kernel on both architectures, the distro and mainline kernels on
+  # arm64 (they are arm64 configurations).
+  if("project" IN_LIST kernels)
+    list(APPEND kernels debug)
+    if(GCSPROF_GUEST_ARCH STREQUAL "arm64")
+      list(APPEND kernels distro mainline)
+    endif()
   endif()
   foreach(kernel IN LISTS kernels)
     set(test ${GT_NAME}.${kernel})
