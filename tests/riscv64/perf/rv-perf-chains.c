@@ -25,12 +25,14 @@
  * Prints one summary line and the first inexact chains; exits 0 when the
  * samples are as --chains and --ssp say, 1 when not, 2 on other trouble.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <linux/perf_event.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,13 +151,13 @@ static int exact(const struct state *st, uint64_t ip, uint64_t ra, const uint64_
 	}
 }
 
-static void show_chain(struct state *st, uint64_t ip, uint64_t ra, const uint64_t *u, uint64_t n)
+static void show_chain(struct state *st, uint64_t ra, const uint64_t *u, uint64_t n)
 {
 	uint64_t i;
 
 	if (st->shown++ >= SHOW_BAD)
 		return;
-	printf("# inexact: ra %#llx (%s):", (unsigned long long)ra,
+	printf("inexact: ra %#llx (%s):", (unsigned long long)ra,
 	       where(st, ra) < NFN ? fn_names[where(st, ra)] : "-");
 	for (i = 0; i < n && i < 8; i++)
 		printf(" %#llx (%s)", (unsigned long long)u[i],
@@ -190,7 +192,7 @@ static void on_sample(struct state *st, const uint64_t *p)
 	if (exact(st, ip, ra, u, n))
 		st->exact++;
 	else
-		show_chain(st, ip, ra, u, n);
+		show_chain(st, ra, u, n);
 }
 
 static void on_mmap(struct state *st, const struct perf_event_header *h)
@@ -216,7 +218,8 @@ static void drain(struct state *st, struct perf_event_mmap_page *meta)
 		struct perf_event_header *h = (void *)(data + tail % size);
 		uint64_t off = tail % size, i;
 
-		if (h->size > sizeof(rec) || h->size < sizeof(*h))
+		/* rec holds the largest record there is (the size is 16 bits). */
+		if (h->size < sizeof(*h))
 			break;
 		for (i = 0; i < h->size; i++)
 			rec[i] = data[(off + i) % size];
