@@ -23,7 +23,7 @@
 
 #define SHSTK_LIB "libgcsprof-shstk.so"
 
-static int is_riscv(void)
+int rec_is_riscv(void)
 {
 	struct gcswalk_arch_info a = { .size = sizeof(a) };
 
@@ -32,12 +32,12 @@ static int is_riscv(void)
 
 const char *rec_shadow_stack_name(void)
 {
-	return is_riscv() ? "Zicfiss" : "GCS";
+	return rec_is_riscv() ? "Zicfiss" : "GCS";
 }
 
 const char *rec_shadow_stack_hint(void)
 {
-	return is_riscv() ? "GCSPROF_SHADOW_STACK=3 LD_PRELOAD=" SHSTK_LIB " (gcsprof's lib/), or "
+	return rec_is_riscv() ? "GCSPROF_SHADOW_STACK=3 LD_PRELOAD=" SHSTK_LIB " (gcsprof's lib/), or "
 			    "link it with gcsprof-shstk.o"
 			  : "GLIBC_TUNABLES=glibc.cpu.aarch64_gcs=3 (or a GCS-marked build)";
 }
@@ -114,7 +114,7 @@ int rec_env_for_command(struct rec_env *e, const char *tunable)
 	int ret;
 
 	memset(e, 0, sizeof(*e));
-	ret = is_riscv() ? riscv_env(e, tunable) : arm64_env(e, tunable);
+	ret = rec_is_riscv() ? riscv_env(e, tunable) : arm64_env(e, tunable);
 	if (ret) {
 		rec_env_free(e);
 		return gp_error(GP_EXIT_SYSTEM, "out of memory");

@@ -21,6 +21,8 @@ struct rec_env {
 int rec_env_for_command(struct rec_env *e, const char *tunable);
 void rec_env_apply(const struct rec_env *e);
 void rec_env_free(struct rec_env *e);
+/* Is this machine riscv64 (the shadow stack Zicfiss), not arm64 (GCS)? */
+int rec_is_riscv(void);
 const char *rec_shadow_stack_name(void);
 const char *rec_shadow_stack_hint(void);
 

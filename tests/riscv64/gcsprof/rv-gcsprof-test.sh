@@ -27,10 +27,14 @@ if ! grep -qw 'zicfiss' /proc/cpuinfo && ! grep -q '_zicfiss' /proc/cpuinfo; the
 fi
 
 M=${GCSPROF_METHOD:-}
+# ptrace on both kernels: the reference kernel takes no call chains from
+# Zicfiss, and gcsprof's perf method does not read the project kernel's
+# yet (a leaf's caller is only in ra: docs/riscv.md).
+auto_method=ptrace
 if [ -e /proc/sys/kernel/perf_callchain_gcs ]; then
-	auto_method=perf
+	no_perf='does not take riscv64.s leaf callers from ra yet'
 else
-	auto_method=ptrace
+	no_perf='no call chains from the Zicfiss'
 fi
 want_method=${M:-$auto_method}
 rec() { gcsprof record ${M:+--method "$M"} "$@"; }
@@ -227,15 +231,14 @@ t_errors() {
 	show err.txt
 	check "says so by the feature's name, in one line, and how to start one with it" \
 		sh -c "tail -n 1 err.txt | grep -q 'runs without Zicfiss: start it with GCSPROF_SHADOW_STACK=3 LD_PRELOAD=libgcsprof-shstk.so'"
-	check "ptrace, because the kernel takes no call chains from Zicfiss" \
-		grep -q 'sampling with ptrace .*no call chains from the Zicfiss' err.txt
+	check "ptrace, saying why not perf" grep -q "sampling with ptrace .*$no_perf" err.txt
 	status_is 0 "status of it" gcsprof status $s
 	check "shows the shadow stack off" grep -qE "^ *$s .* off " out.txt
 	kill $s
 	status_is 66 "not permitted" setpriv --reuid=65534 --regid=65534 --clear-groups \
 		/opt/gcsprof/bin/gcsprof record ${M:+--method $M} -p $$ -o /tmp/e.data
-	status_is 74 "--method perf where the kernel takes no shadow-stack call chains" \
-		gcsprof record --method perf -o e.data -- true
+	status_is 74 "--method perf refused" gcsprof record --method perf -o e.data -- true
+	check "saying why" grep -q "$no_perf" err.txt
 	status_is 72 "unwritable output" rec -o /proc/nonexistent/x -- true
 	printf 'hello\n' >bad.data
 	status_is 69 "bad profile" gcsprof report bad.data
