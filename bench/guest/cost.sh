@@ -30,7 +30,9 @@
 # "fail|WORKLOAD|PARAM|METHOD|why".
 #
 # Environment: HZ (499), SECONDS_EACH (1), REPEAT (5), QUICK (1: fewer
-# workloads and depths), WORKLOADS (a list such as "split depth:8").
+# workloads and depths), WORKLOADS (a list such as "split depth:8"),
+# CHAINS (the chains' kinds, "none gcs fp dwarf-8k dwarf-64k": none is
+# needed for the others' figures).
 set -u
 B=/opt/gcsprof/bench
 SECS=${SECONDS_EACH:-1}
@@ -54,7 +56,7 @@ if [ -n "${WORKLOADS:-}" ]; then
 	depths=$(echo "$WORKLOADS" | tr ' ' '\n' | sed -n 's/^depth:\([0-9]*\)$/\1/p' | tr '\n' ' ')
 fi
 methods=$METHODS
-chains="none gcs fp dwarf-8k dwarf-64k"
+chains=${CHAINS:-none gcs fp dwarf-8k dwarf-64k}
 # task-clock too: perf stat refuses to run when it can count nothing (the
 # PMU counts no instructions under plain TCG).
 COUNT=instructions:u,instructions:k,task-clock
