@@ -103,18 +103,19 @@ static inline struct perf_state *perf_state(struct recording *rec)
 	return rec->priv;
 }
 
-/* perf_events.c */
-/* The user registers every sample carries, as libgcswalk's architecture
- * table names them (gcswalk_arch_info): the shadow stack pointer (arm64's
- * GCSPR_EL0, riscv64's ssp; 0 for a thread without a shadow stack) and,
- * where a leaf's caller is only in the link register, that register
- * (riscv64's ra; LR -1 on arm64, whose calls push). They come in a sample
- * in the order of their numbers. */
+/* perf_regs.c: the user registers every sample carries, as libgcswalk's
+ * architecture table names them (gcswalk_arch_info): the shadow stack
+ * pointer (arm64's GCSPR_EL0, riscv64's ssp; 0 for a thread without a
+ * shadow stack) and, where a leaf's caller is only in the link register,
+ * that register (riscv64's ra; LR -1 on arm64, whose calls push). They
+ * come in a sample in the order of their numbers. */
 struct perf_regs {
 	uint64_t mask;                   /* sample_regs_user */
 	int ss, lr;
 };
 const struct perf_regs *perf_user_regs(void);
+
+/* perf_events.c */
 /* The event to sample on: the first of cycles, cpu-clock that can be
  * opened on gcsprof itself. 0, or the exit status and *WHY. */
 int perf_probe_event(const char **event, const char **why);

@@ -58,24 +58,6 @@ static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu)
 	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
-const struct perf_regs *perf_user_regs(void)
-{
-	static struct perf_regs r;
-	struct gcswalk_arch_info a = { .size = sizeof(a) };
-
-	if (r.mask)
-		return &r;
-	/* A host without a back end records nothing: arm64's, as before. */
-	r.ss = 47;
-	r.lr = -1;
-	if (gcswalk_system_arch(&a) == GCSWALK_OK) {
-		r.ss = a.perf_reg_shadow_stack;
-		r.lr = a.perf_reg_leaf_caller;
-	}
-	r.mask = 1ULL << r.ss | (r.lr >= 0 ? 1ULL << r.lr : 0);
-	return &r;
-}
-
 static void fill_attr(struct perf_event_attr *a, const struct event_kind *k, unsigned hz,
 		      int at_exec, unsigned max_stack, size_t ring_bytes)
 {
