@@ -118,6 +118,16 @@ struct gcswalk_arch_info {
 	 * Control Stack), "Zicfiss" (RISC-V's shadow stack). Static. */
 	const char *shadow_stack;
 	unsigned elf_machine;        /* 183 (EM_AARCH64), 243 (EM_RISCV) */
+	/* Since 1.3. perf's register numbers (sample_regs_user bits) for a
+	 * profiler of the kernel's call chains from the shadow stack (this
+	 * project's kernel series): the shadow stack pointer, 0 in a sample
+	 * of a thread without one (47 PERF_REG_ARM64_GCSPR, 32
+	 * PERF_REG_RISCV_SSP); and the link register, where a leaf's caller
+	 * is only there because callees push their own return address (1
+	 * PERF_REG_RISCV_RA; -1 on arm64, whose calls push it): see
+	 * gcswalk_symbolizer_leaf_caller(). */
+	int perf_reg_shadow_stack;
+	int perf_reg_leaf_caller;
 };
 
 /*
@@ -818,6 +828,21 @@ struct gcswalk_location {
  */
 int gcswalk_symbolize(gcswalk_symbolizer *symbolizer, uint64_t address,
 		      int return_address, const struct gcswalk_location **location);
+
+/*
+ * Since 1.3 (GCSWALK_1.3). Whether RA, the link register of a thread
+ * sampled or stopped at PC, holds the caller of PC's function, where
+ * functions push their own return address onto the shadow stack
+ * (riscv64's sspush ra; gcswalk_arch_info's perf_reg_leaf_caller is not
+ * -1): a leaf, or code built without it, has its caller only in RA, and
+ * the kernel's perf call chains lack it. 1 when the CFI of PC's function
+ * (in the symboliser's modules) says the return address is not saved at
+ * PC and RA does not point back into that function (the stale value a
+ * call it made leaves); 0 when not; GCSWALK_E_NO_SYMBOL when PC's module
+ * or its CFI is unknown; GCSWALK_E_INVALID for a NULL symboliser or RA 0.
+ * Walks of riscv64 threads add such a caller as a GCSWALK_FRAME_LR frame.
+ */
+int gcswalk_symbolizer_leaf_caller(gcswalk_symbolizer *symbolizer, uint64_t pc, uint64_t ra);
 
 /*
  * Whether a frame is code: a place the thread was running or will return

@@ -15,7 +15,10 @@ static const struct gw_arch *const arches[] = { &gw_arch_arm64, &gw_arch_riscv64
 
 static int arch_info(const struct gw_arch *arch, struct gcswalk_arch_info *info)
 {
-	struct gcswalk_arch_info a = { sizeof(a), arch->name, arch->feature, arch->elf_machine };
+	struct gcswalk_arch_info a = {
+		sizeof(a), arch->name, arch->feature, arch->elf_machine,
+		arch->perf_reg_shadow_stack, arch->perf_reg_leaf_caller,
+	};
 
 	return gw_sized_out(info, info->size, &a, sizeof(a), GW_ARCH_INFO_SIZE_1_2);
 }

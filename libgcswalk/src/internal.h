@@ -250,6 +250,13 @@ struct gw_arch {
 	 * pushes nothing (a leaf, uninstrumented code) has its caller only
 	 * in the link register. */
 	int callee_pushes;
+	/* perf's numbers for the user registers a profiler asks for with
+	 * the kernel's call chains from the shadow stack: the shadow stack
+	 * pointer (this project's kernel series: PERF_REG_ARM64_GCSPR 47,
+	 * PERF_REG_RISCV_SSP 32, 0 in a sample without a shadow stack), and,
+	 * where callee_pushes, the link register holding a leaf's caller
+	 * (PERF_REG_RISCV_RA 1); -1 where the call itself pushes (arm64). */
+	int perf_reg_shadow_stack, perf_reg_leaf_caller;
 	/* Registers from an NT_PRSTATUS descriptor (of this architecture's
 	 * layout, in the core's byte order which must be the host's).
 	 * Returns 0, or -1 if LEN is too short. *PID gets pr_pid. */

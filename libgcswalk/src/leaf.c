@@ -29,17 +29,28 @@ static gcswalk_symbolizer *own_symbolizer(struct gcswalk_target *t)
 	return t->leaf_sym;
 }
 
+int gcswalk_symbolizer_leaf_caller(gcswalk_symbolizer *s, uint64_t pc, uint64_t ra)
+{
+	uint64_t lo = 0, hi = 0;
+	int live;
+
+	if (!s || !ra)
+		return GCSWALK_E_INVALID;
+	live = gw_symbolizer_ra_live(s, pc, &lo, &hi);
+	if (live < 0)
+		return GCSWALK_E_NO_SYMBOL;
+	/* A return address belongs to the instruction before it. */
+	return live && !(ra - 1 >= lo && ra - 1 < hi);
+}
+
 int gw_leaf_caller(struct gcswalk_target *t, gcswalk_symbolizer *s, const struct gw_thread *th,
 		   uint64_t newest)
 {
-	uint64_t ra = th->regs.lr, lo = 0, hi = 0;
+	uint64_t ra = th->regs.lr;
 
 	if (!ra || ra == newest)
 		return 0;
 	if (!s)
 		s = own_symbolizer(t);
-	if (!s || gw_symbolizer_ra_live(s, th->regs.pc, &lo, &hi) != 1)
-		return 0;
-	/* A return address belongs to the instruction before it. */
-	return !(ra - 1 >= lo && ra - 1 < hi);
+	return s && gcswalk_symbolizer_leaf_caller(s, th->regs.pc, ra) == 1;
 }

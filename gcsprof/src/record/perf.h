@@ -21,8 +21,7 @@
 
 #include "recording.h"
 
-/* PERF_REG_ARM64_GCSPR: GCSPR_EL0 of a task with GCS enabled, else 0. */
-#define GP_PERF_REG_GCSPR 47
+#include "gcswalk.h"
 
 /* Why not, when the sysctl is there but 0: perf's chains would then come
  * from frame records for every thread, GCSPR or not, and are not exact. */
@@ -43,6 +42,12 @@ struct perf_thread {
 struct perf_process {
 	struct rec_process base;
 	int fresh;                 /* nothing of its address space recorded yet */
+	/* perf_leaf.c: a symboliser of its mappings as the map's generation
+	 * leaf_generation had them (leaf_made: tried, perhaps in vain). */
+	gcswalk_target *leaf_target;
+	gcswalk_symbolizer *leaf_sym;
+	uint64_t leaf_generation;
+	int leaf_made;
 };
 
 /* One ring buffer per CPU; every event on that CPU writes into it. */
@@ -89,12 +94,26 @@ struct perf_state {
 	size_t ring_pages;               /* asked of each ring (perf_events_rings) */
 	struct gp_frame *frames;         /* a sample's, as written */
 	size_t frames_cap;
+	uint64_t *chain;                 /* a chain with a leaf's caller added */
+	size_t chain_cap;
 };
 
 static inline struct perf_state *perf_state(struct recording *rec)
 {
 	return rec->priv;
 }
+
+/* perf_regs.c: the user registers every sample carries, as libgcswalk's
+ * architecture table names them (gcswalk_arch_info): the shadow stack
+ * pointer (arm64's GCSPR_EL0, riscv64's ssp; 0 for a thread without a
+ * shadow stack) and, where a leaf's caller is only in the link register,
+ * that register (riscv64's ra; LR -1 on arm64, whose calls push). They
+ * come in a sample in the order of their numbers. */
+struct perf_regs {
+	uint64_t mask;                   /* sample_regs_user */
+	int ss, lr;
+};
+const struct perf_regs *perf_user_regs(void);
 
 /* perf_events.c */
 /* The event to sample on: the first of cycles, cpu-clock that can be
@@ -136,12 +155,21 @@ struct perf_sample {
 	uint64_t nr;
 	const uint64_t *ips;
 	uint64_t abi;
-	uint64_t gcspr;
+	uint64_t ssp;                    /* GCSPR_EL0 or ssp, 0 without a shadow stack */
+	uint64_t lr;                     /* riscv64's ra; 0 where not asked for */
 };
 int perf_sample(struct recording *rec, const struct perf_sample *s);
 /* After the last record: the throttle record, and a line for the chains
  * cut at the depth limit. 0, or an exit status. */
 int perf_write_summary(struct recording *rec);
+
+/* perf_leaf.c: whether the link register LR of sample S (chain USER, N
+ * frames from the shadow stack, of process P) holds the caller of the
+ * PC's function, which the chain lacks: 1 to put it after the PC. */
+int perf_leaf_caller(struct perf_process *p, const struct perf_sample *s, const uint64_t *user,
+		     size_t n);
+/* Free P's symboliser and its target. */
+void perf_leaf_free(struct perf_process *p);
 
 /* perf_tasks.c */
 /* The process PID (a new one, with an address space of its own, if

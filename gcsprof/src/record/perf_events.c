@@ -73,8 +73,9 @@ static void fill_attr(struct perf_event_attr *a, const struct event_kind *k, uns
 			 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN |
 			 PERF_SAMPLE_REGS_USER;
 	a->sample_max_stack = (uint16_t)max_stack;
-	/* GCSPR_EL0, 0 when the chain came from frame records. */
-	a->sample_regs_user = 1ULL << GP_PERF_REG_GCSPR;
+	/* The shadow stack pointer, 0 when the chain came from frame
+	 * records; on riscv64 ra too, where a leaf's caller is. */
+	a->sample_regs_user = perf_user_regs()->mask;
 	a->exclude_kernel = 1;
 	a->exclude_hv = 1;
 	a->exclude_callchain_kernel = 1;

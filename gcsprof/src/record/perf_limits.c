@@ -25,10 +25,15 @@
  * The words of a sample record (perf_events.c's fill_attr) other than the
  * chain's frames: the header, ip, pid and tid, time, id, cpu, period,
  * the chain's length and its one context marker (PERF_CONTEXT_USER: no
- * kernel chain is asked for), the user registers' ABI and GCSPR.
+ * kernel chain is asked for), the user registers' ABI and the registers
+ * (perf_user_regs(): arm64's GCSPR; riscv64's ra and ssp).
  */
-#define SAMPLE_FIXED_WORDS 11
-#define RECORD_MAX_FRAMES (UINT16_MAX / 8 - SAMPLE_FIXED_WORDS)
+static int sample_fixed_words(void)
+{
+	return 10 + __builtin_popcountll(perf_user_regs()->mask);
+}
+
+#define RECORD_MAX_FRAMES (UINT16_MAX / 8 - sample_fixed_words())
 
 /* The sysctl's value, or -1 (with errno) when it cannot be read. */
 static long read_max_stack(void)
@@ -83,5 +88,5 @@ unsigned perf_max_stack(const char **by)
 size_t perf_sample_bytes(unsigned max_stack)
 {
 	/* The kernel's own default limit when none is known. */
-	return 8 * ((size_t)(max_stack ? max_stack : 127) + SAMPLE_FIXED_WORDS);
+	return 8 * ((size_t)(max_stack ? max_stack : 127) + (size_t)sample_fixed_words());
 }

@@ -40,13 +40,6 @@ static int perf_usable(const struct record_opts *o, const char **event, const ch
 	*quiet = 0;
 	switch (gcswalk_system_perf_callchains()) {
 	case 1:
-		/* The project's riscv64 kernel takes chains from Zicfiss, but a
-		 * leaf's caller is then only in ra, which the method does not
-		 * sample and judge yet (docs/riscv.md): its chains would lose it. */
-		if (rec_is_riscv()) {
-			*why = "the perf method does not take riscv64's leaf callers from ra yet";
-			return GP_EXIT_UNSUPPORTED;
-		}
 		return perf_probe_event(event, why);
 	case 0:
 		*why = PERF_CALLCHAIN_GCS_OFF;
@@ -201,6 +194,7 @@ static void perf_release(struct recording *rec)
 	free(ps->batch);
 	free(ps->refs);
 	free(ps->frames);
+	free(ps->chain);
 	free(ps);
 	rec->priv = NULL;
 }

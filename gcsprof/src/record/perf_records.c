@@ -55,6 +55,26 @@ uint64_t perf_record_time(const struct perf_event_header *h)
 	return t;
 }
 
+/* The user registers, in the order of their numbers (perf_user_regs()). */
+static int take_regs(struct cursor *c, struct perf_sample *s)
+{
+	const struct perf_regs *r = perf_user_regs();
+	uint64_t v;
+	int bit;
+
+	for (bit = 0; bit < 64; bit++) {
+		if (!(r->mask & 1ULL << bit))
+			continue;
+		if (take_u64(c, &v))
+			return -1;
+		if (bit == r->ss)
+			s->ssp = v;
+		else if (bit == r->lr)
+			s->lr = v;
+	}
+	return 0;
+}
+
 static int parse_sample(const struct perf_event_header *h, struct perf_sample *s)
 {
 	struct cursor c = record_body(h);
@@ -71,8 +91,8 @@ static int parse_sample(const struct perf_event_header *h, struct perf_sample *s
 	c.p += s->nr * sizeof(uint64_t);
 	if (take_u64(&c, &s->abi))
 		return -1;
-	if (s->abi != PERF_SAMPLE_REGS_ABI_NONE && take_u64(&c, &s->gcspr))
-		return -1;
+	if (s->abi != PERF_SAMPLE_REGS_ABI_NONE)
+		return take_regs(&c, s);
 	return 0;
 }
 

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * gcsprof record, perf method: a sample record into a profile sample.
- * The record carries the user call chain the kernel took from the GCS
- * (PERF_SAMPLE_CALLCHAIN) and GCSPR_EL0 among the user registers, which
- * is 0 when the thread had no GCS and the chain came from frame records
- * instead. Each mapping a chain's address is in is handed to the profile
+ * The record carries the user call chain the kernel took from the shadow
+ * stack (PERF_SAMPLE_CALLCHAIN) and the shadow stack pointer among the
+ * user registers (GCSPR_EL0, riscv64's ssp), which is 0 when the thread
+ * had none and the chain came from frame records instead; on riscv64 ra
+ * too, the caller of a leaf, which the chain lacks (perf_leaf.c). Each mapping a chain's address is in is handed to the profile
  * writer, which writes it the first time.
  */
 #include <stdlib.h>
@@ -61,9 +62,10 @@ static size_t user_chain(const struct perf_sample *s, const uint64_t **user)
 static int chain_source(struct recording *rec, struct perf_process *p, struct perf_thread *t,
 			const struct perf_sample *s)
 {
-	/* A GCSPR says the thread has GCS; the chain came from it only
-	 * while the kernel was told to take it from there. */
-	if (perf_state(rec)->gcs_chains && s->abi != PERF_SAMPLE_REGS_ABI_NONE && s->gcspr != 0) {
+	/* A shadow stack pointer says the thread has a shadow stack; the
+	 * chain came from it only while the kernel was told to take it
+	 * from there. */
+	if (perf_state(rec)->gcs_chains && s->abi != PERF_SAMPLE_REGS_ABI_NONE && s->ssp != 0) {
 		p->base.gcs_seen = 1;
 		return 1;
 	}
@@ -145,6 +147,23 @@ static int chain_stack(struct recording *rec, struct perf_process *p, const uint
 	return fresh ? chain_mappings(rec, p, n) : 0;
 }
 
+/* *USER (*N frames) with CALLER after the PC, in the state's own room. */
+static int with_leaf_caller(struct perf_state *ps, uint64_t caller, const uint64_t **user,
+			    size_t *n)
+{
+	uint64_t *c = gp_grow(ps->chain, &ps->chain_cap, *n + 1, sizeof(*c));
+
+	if (!c)
+		return gp_error(GP_EXIT_SYSTEM, "out of memory");
+	ps->chain = c;
+	c[0] = (*user)[0];
+	c[1] = caller;
+	memcpy(c + 2, *user + 1, (*n - 1) * sizeof(*c));
+	*user = c;
+	(*n)++;
+	return 0;
+}
+
 int perf_sample(struct recording *rec, const struct perf_sample *s)
 {
 	struct perf_state *ps = perf_state(rec);
@@ -170,7 +189,15 @@ int perf_sample(struct recording *rec, const struct perf_sample *s)
 	gcs = chain_source(rec, p, t, s);
 	if (gcs < 0)
 		return 0;
+	/* The kernel stops at the limit without a word: a chain that long
+	 * may have lost its outer frames (or be exactly that deep). */
 	memset(&rs, 0, sizeof(rs));
+	rs.cut = ps->max_stack && nuser >= ps->max_stack;
+	if (gcs && perf_leaf_caller(p, s, user, nuser)) {
+		ret = with_leaf_caller(ps, s->lr, &user, &nuser);
+		if (ret)
+			return ret;
+	}
 	ret = chain_stack(rec, p, user, nuser, gcs, &rs.stack);
 	if (ret)
 		return ret;
@@ -184,9 +211,6 @@ int perf_sample(struct recording *rec, const struct perf_sample *s)
 	rs.cpu = (int)s->cpu;
 	rs.weight = s->period;
 	rs.fallback = !gcs;
-	/* The kernel stops at the limit without a word: a chain that long
-	 * may have lost its outer frames (or be exactly that deep). */
-	rs.cut = ps->max_stack && nuser >= ps->max_stack;
 	ret = rec_out_sample(&rec->out, &rs);
 	if (ret)
 		return ret;

@@ -69,6 +69,9 @@ void perf_tasks_free(struct recording *rec)
 {
 	size_t i;
 
+	for (i = 0; i < rec->target.nprocs; i++)
+		perf_leaf_free((struct perf_process *)rec_process_at(&rec->target, i));
+
 	for (i = 0; i < rec->target.nthreads; i++) {
 		struct perf_thread *t = (struct perf_thread *)rec_thread_at(&rec->target, i);
 

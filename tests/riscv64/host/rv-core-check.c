@@ -70,7 +70,8 @@ static int facts_ok(gcswalk_target *t)
 	size_t nsyms = 0, k, clock = 0;
 
 	if (gcswalk_target_arch(t, &a) != GCSWALK_OK || strcmp(a.name, "riscv64") ||
-	    strcmp(a.shadow_stack, "Zicfiss") || a.elf_machine != 243)
+	    strcmp(a.shadow_stack, "Zicfiss") || a.elf_machine != 243 ||
+	    a.perf_reg_shadow_stack != 32 || a.perf_reg_leaf_caller != 1)
 		return 0;
 	if (gcswalk_target_fatal_signal(t, &si) != GCSWALK_OK || si.signo != 3 ||
 	    gcswalk_target_vdso(t, NULL, NULL, &syms, &nsyms, NULL, NULL) != GCSWALK_OK)

@@ -152,8 +152,10 @@ static int arch_is_riscv(gcswalk_target *t)
 {
 	struct gcswalk_arch_info a = { .size = sizeof(a) };
 
+	/* perf's registers: PERF_REG_RISCV_SSP and PERF_REG_RISCV_RA. */
 	return gcswalk_target_arch(t, &a) == GCSWALK_OK && strcmp(a.name, "riscv64") == 0 &&
-	       strcmp(a.shadow_stack, "Zicfiss") == 0 && a.elf_machine == 243;
+	       strcmp(a.shadow_stack, "Zicfiss") == 0 && a.elf_machine == 243 &&
+	       a.perf_reg_shadow_stack == 32 && a.perf_reg_leaf_caller == 1;
 }
 
 /* What every target of rv-target must give: exact chains, the smash,
