@@ -197,6 +197,7 @@ static void perf_release(struct recording *rec)
 	free(ps->batch);
 	free(ps->refs);
 	free(ps->frames);
+	free(ps->callers.ips);
 	free(ps);
 	rec->priv = NULL;
 }
