@@ -104,6 +104,13 @@ int gp_stack_intern(struct gp_stack_table *t, const struct gp_frame *frames, siz
 	return 0;
 }
 
+int gp_stack_intern_under(struct gp_stack_table *t, uint32_t parent, const struct gp_frame *frame,
+			  uint32_t *id)
+{
+	*id = parent < t->n ? child(t, parent, frame) : 0;
+	return *id ? 0 : -1;
+}
+
 int gp_stack_add(struct gp_stack_table *t, uint32_t parent, const struct gp_frame *frame)
 {
 	struct gp_stack_node *n;

@@ -58,6 +58,11 @@ int gp_stack_init(struct gp_stack_table *t);
  * chain deeper than a node can count. */
 int gp_stack_intern(struct gp_stack_table *t, const struct gp_frame *frames, size_t n,
 		    uint32_t *id);
+/* The node of FRAME called from the chain PARENT (a node of T) into *ID,
+ * added if new: a chain whose callers' node is known already. 0, or -1
+ * for out of memory or a PARENT not in T. */
+int gp_stack_intern_under(struct gp_stack_table *t, uint32_t parent, const struct gp_frame *frame,
+			  uint32_t *id);
 /* Add the node FRAME called from PARENT, as a version-2 file lists it:
  * its id is the next one. 0; -1 when PARENT is not a node yet; -2 for out
  * of memory. */

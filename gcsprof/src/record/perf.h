@@ -96,6 +96,20 @@ struct perf_state {
 	size_t frames_cap;
 	uint64_t *chain;                 /* a chain with a leaf's caller added */
 	size_t chain_cap;
+	/* The callers (the chain less its PC) of the last sample whose chain
+	 * was interned whole, as the kernel gave them, and their node: the
+	 * next sample with the same callers in the same address space is its
+	 * PC's node under that one (a 2,000-frame chain then costs a
+	 * comparison of its addresses, not a hash and a walk of its nodes). */
+	struct perf_callers {
+		uint64_t *ips;
+		size_t n, cap;
+		uint32_t node;
+		unsigned asid;
+		uint64_t vdso;           /* the process's vDSO then: it names sigreturn frames */
+		int gcs;
+		int valid;
+	} callers;
 };
 
 static inline struct perf_state *perf_state(struct recording *rec)

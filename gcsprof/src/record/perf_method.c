@@ -131,11 +131,14 @@ static int perf_loop(struct recording *rec)
 			if (ps->rings[i].fd >= 0)
 				pfds[n++] = (struct pollfd){ .fd = ps->rings[i].fd, .events = POLLIN };
 		pfds[n++] = (struct pollfd){ .fd = ps->sigfd, .events = POLLIN };
+		pfds[n - 1].revents = 0;
 		if (poll(pfds, n, POLL_MS) < 0 && errno != EINTR) {
 			ret = gp_error(GP_EXIT_SYSTEM, "poll: %s", strerror(errno));
 			break;
 		}
-		(void)rec_signals_read_fd(&rec->sigs, ps->sigfd, &sigchld);
+		/* A read that finds nothing is a system call a round for nothing. */
+		if (pfds[n - 1].revents & POLLIN)
+			(void)rec_signals_read_fd(&rec->sigs, ps->sigfd, &sigchld);
 		if (sigchld)
 			rec_child_poll(&rec->child);
 		ret = perf_drain(rec);
@@ -195,6 +198,7 @@ static void perf_release(struct recording *rec)
 	free(ps->refs);
 	free(ps->frames);
 	free(ps->chain);
+	free(ps->callers.ips);
 	free(ps);
 	rec->priv = NULL;
 }

@@ -75,6 +75,18 @@ static int ref_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* Are the records of the round in time order already? With one ring (one
+ * CPU) they nearly always are, and a pass is cheaper than a sort. */
+static int in_order(const struct perf_ref *refs, size_t n)
+{
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		if (refs[i].time < refs[i - 1].time)
+			return 0;
+	return 1;
+}
+
 int perf_drain(struct recording *rec)
 {
 	struct perf_state *ps = perf_state(rec);
@@ -86,7 +98,9 @@ int perf_drain(struct recording *rec)
 	for (i = 0; i < ps->nrings && !ret; i++)
 		if (ps->rings[i].fd >= 0)
 			ret = ring_read(ps, &ps->rings[i]);
-	qsort(ps->refs, ps->nrefs, sizeof(*ps->refs), ref_cmp);
+	/* Equal times stay in the rings' order either way: seq breaks ties. */
+	if (!in_order(ps->refs, ps->nrefs))
+		qsort(ps->refs, ps->nrefs, sizeof(*ps->refs), ref_cmp);
 	for (i = 0; i < ps->nrefs && !ret && !rec->out.failed; i++)
 		ret = perf_handle_record(rec, (const struct perf_event_header *)(ps->batch +
 										ps->refs[i].off));

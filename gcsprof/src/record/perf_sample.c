@@ -122,16 +122,14 @@ static int chain_mappings(struct recording *rec, struct perf_process *p, size_t 
 	return 0;
 }
 
-/* The chain USER (N addresses) as the profile's stack *STACK, its nodes
- * and (the first time the chain is seen with P's map as it is) its
- * mappings written. */
-static int chain_stack(struct recording *rec, struct perf_process *p, const uint64_t *user,
-		       size_t n, int gcs, uint32_t *stack)
+/* The N frames of the chain USER, as the profile writes them, into
+ * ps->frames. */
+static int chain_frames(struct recording *rec, struct perf_process *p, const uint64_t *user,
+			size_t n, int gcs)
 {
 	struct perf_state *ps = perf_state(rec);
 	struct gp_frame *nf = gp_grow(ps->frames, &ps->frames_cap, n, sizeof(*nf));
 	size_t i;
-	int fresh;
 
 	if (!nf)
 		return gp_error(GP_EXIT_SYSTEM, "out of memory");
@@ -140,10 +138,66 @@ static int chain_stack(struct recording *rec, struct perf_process *p, const uint
 		ps->frames[i].address = user[i];
 		ps->frames[i].kind = frame_kind(rec, p, i, user[i], gcs);
 	}
+	return 0;
+}
+
+/* Are the callers of the chain USER (N addresses) the ones remembered? */
+static int same_callers(const struct perf_callers *c, const struct perf_process *p,
+			const uint64_t *user, size_t n, int gcs)
+{
+	return c->valid && c->asid == p->base.asid && c->vdso == p->base.vdso && c->gcs == gcs &&
+	       c->n == n - 1 && memcmp(c->ips, user + 1, c->n * sizeof(*user)) == 0;
+}
+
+/* Remember the callers of the chain USER (N addresses), whose node is
+ * STACK (not remembered when out of memory: the next chain is interned
+ * whole). */
+static void remember_callers(struct recording *rec, const struct perf_process *p,
+			     const uint64_t *user, size_t n, int gcs, uint32_t stack)
+{
+	struct perf_callers *c = &perf_state(rec)->callers;
+	uint64_t *ips = gp_grow(c->ips, &c->cap, n - 1 ? n - 1 : 1, sizeof(*ips));
+
+	c->valid = 0;
+	if (!ips)
+		return;
+	c->ips = ips;
+	c->n = n - 1;
+	memcpy(c->ips, user + 1, c->n * sizeof(*user));
+	c->node = rec_out_stack_callers(&rec->out, stack);
+	c->asid = p->base.asid;
+	c->vdso = p->base.vdso;
+	c->gcs = gcs;
+	c->valid = 1;
+}
+
+/* The chain USER (N addresses) as the profile's stack *STACK, its nodes
+ * and (the first time the chain is seen with P's map as it is) its
+ * mappings written. */
+static int chain_stack(struct recording *rec, struct perf_process *p, const uint64_t *user,
+		       size_t n, int gcs, uint32_t *stack)
+{
+	struct perf_state *ps = perf_state(rec);
+	int fresh, ret;
+
+	if (same_callers(&ps->callers, p, user, n, gcs)) {
+		struct gp_frame pc = { user[0], GP_FRAME_PC };
+
+		fresh = rec_out_stack_under(&rec->out, ps->callers.node, &pc, p->base.asid,
+					    p->base.map.generation, stack);
+		if (fresh <= 0)
+			return -fresh;
+		ret = chain_frames(rec, p, user, n, gcs);
+		return ret ? ret : chain_mappings(rec, p, n);
+	}
+	ret = chain_frames(rec, p, user, n, gcs);
+	if (ret)
+		return ret;
 	fresh = rec_out_stack(&rec->out, ps->frames, n, p->base.asid, p->base.map.generation,
 			      stack);
 	if (fresh < 0)
 		return -fresh;
+	remember_callers(rec, p, user, n, gcs, *stack);
 	return fresh ? chain_mappings(rec, p, n) : 0;
 }
 

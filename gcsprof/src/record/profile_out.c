@@ -156,6 +156,24 @@ int rec_out_vdso_mapping(struct rec_out *o, unsigned asid, pid_t pid, uint64_t s
 	return rec_out_mapping(o, asid, pid, &m);
 }
 
+/* The nodes interned since the last call, parents first, into the file;
+ * then whether chain STACK's mappings are still to be handed over (as
+ * rec_out_stack returns it). */
+static int stack_written(struct rec_out *o, unsigned asid, uint64_t generation, uint32_t stack)
+{
+	for (; o->stacks_written < o->stacks.n; o->stacks_written++) {
+		const struct gp_stack_node *node = &o->stacks.nodes[o->stacks_written];
+
+		if (gp_profile_write_stack(o->f, node->parent, &node->frame) != 0)
+			return -write_failed(o);
+	}
+	if (gp_map_get(&o->chains_mapped, asid, stack, generation))
+		return 0;
+	if (gp_map_put(&o->chains_mapped, asid, stack, generation, 1) != 0)
+		return -gp_error(GP_EXIT_SYSTEM, "out of memory");
+	return 1;
+}
+
 int rec_out_stack(struct rec_out *o, const struct gp_frame *frames, size_t n, unsigned asid,
 		  uint64_t generation, uint32_t *stack)
 {
@@ -163,18 +181,17 @@ int rec_out_stack(struct rec_out *o, const struct gp_frame *frames, size_t n, un
 		return -GP_EXIT_OUTPUT;
 	if (gp_stack_intern(&o->stacks, frames, n, stack) != 0)
 		return -gp_error(GP_EXIT_SYSTEM, "out of memory");
-	/* The nodes the chain added, parents first. */
-	for (; o->stacks_written < o->stacks.n; o->stacks_written++) {
-		const struct gp_stack_node *node = &o->stacks.nodes[o->stacks_written];
+	return stack_written(o, asid, generation, *stack);
+}
 
-		if (gp_profile_write_stack(o->f, node->parent, &node->frame) != 0)
-			return -write_failed(o);
-	}
-	if (gp_map_get(&o->chains_mapped, asid, *stack, generation))
-		return 0;
-	if (gp_map_put(&o->chains_mapped, asid, *stack, generation, 1) != 0)
+int rec_out_stack_under(struct rec_out *o, uint32_t callers, const struct gp_frame *frame,
+			unsigned asid, uint64_t generation, uint32_t *stack)
+{
+	if (o->failed)
+		return -GP_EXIT_OUTPUT;
+	if (gp_stack_intern_under(&o->stacks, callers, frame, stack) != 0)
 		return -gp_error(GP_EXIT_SYSTEM, "out of memory");
-	return 1;
+	return stack_written(o, asid, generation, *stack);
 }
 
 int rec_out_sample(struct rec_out *o, const struct gp_rsample *s)

@@ -83,6 +83,16 @@ int rec_out_vdso_mapping(struct rec_out *o, unsigned asid, pid_t pid, uint64_t s
  */
 int rec_out_stack(struct rec_out *o, const struct gp_frame *frames, size_t n, unsigned asid,
 		  uint64_t generation, uint32_t *stack);
+/* The same for the chain of FRAME called from the chain CALLERS (a node
+ * rec_out_stack gave, or 0: none): a chain whose callers are known costs
+ * one lookup, however deep. */
+int rec_out_stack_under(struct rec_out *o, uint32_t callers, const struct gp_frame *frame,
+			unsigned asid, uint64_t generation, uint32_t *stack);
+/* The node of the callers of chain STACK (0: it has none). */
+static inline uint32_t rec_out_stack_callers(const struct rec_out *o, uint32_t stack)
+{
+	return o->stacks.nodes[stack].parent;
+}
 /* Sample S, its chain S->stack from rec_out_stack. */
 int rec_out_sample(struct rec_out *o, const struct gp_rsample *s);
 static inline void rec_out_lost(struct rec_out *o, enum rec_lost why, uint64_t n)

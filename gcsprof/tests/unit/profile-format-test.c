@@ -7,7 +7,8 @@
  * nodes and a repeated chain adds none; the file cut at every byte is read
  * as truncated with each sample it keeps whole, or refused, never
  * misread; the same file uncompressed reads alike; a version-1 file reads
- * to the same samples; hostile stack references are refused. TAP.
+ * to the same samples; hostile stack references are refused; the sample
+ * and stack lines, put together by hand, are what printf would write. TAP.
  * Usage: profile-format-test WORKDIR
  */
 #include <stdio.h>
@@ -245,6 +246,35 @@ static void version_1(const char *dir)
 	gp_profile_free(&p);
 }
 
+/* The lines put together by hand are printf's, to the digit: the widest
+ * numbers, a negative one, the fields written "-" and an escaped name. */
+static void exact_lines(void)
+{
+	struct gp_rsample s = { .time_ns = UINT64_MAX, .pid = -7, .tid = 2147483647, .state = 'R',
+				.asid = 4294967295u, .thread = "a b%", .stack = 4294967295u,
+				.cpu = -1, .weight = 0, .fallback = 1, .cut = 1 };
+	struct gp_frame fr = { UINT64_MAX, 'P' };
+	char buf[512] = "";
+	FILE *f = fmemopen(buf, sizeof(buf) - 1, "w");
+	int ok = f != NULL;
+
+	if (ok) {
+		ok = gp_profile_write_sample(f, &s) == 0 && gp_profile_write_stack(f, 0, &fr) == 0;
+		s = (struct gp_rsample){ .time_ns = 0, .pid = 0, .tid = 1, .state = 0, .thread = "",
+					 .stack = 1, .cpu = 3, .weight = 18446744073709551615u };
+		fr = (struct gp_frame){ 0x400a0c, 'R' };
+		ok = ok && gp_profile_write_sample(f, &s) == 0 &&
+		     gp_profile_write_stack(f, 4294967295u, &fr) == 0;
+		ok = fclose(f) == 0 && ok;
+	}
+	tap_result(ok && strcmp(buf, "sample 18446744073709551615 -7 2147483647 R 4294967295 a%20b%25 "
+				"fc - - 4294967295\n"
+				"stack 0 Pffffffffffffffff\n"
+				"sample 0 0 1 ? 0 %00 - 3 18446744073709551615 1\n"
+				"stack 4294967295 R400a0c\n") == 0,
+		   "sample and stack lines as printf would write them");
+}
+
 int main(int argc, char **argv)
 {
 	char gz[4096], plain[4096];
@@ -257,7 +287,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: profile-format-test WORKDIR\n");
 		return 2;
 	}
-	tap_plan(10);
+	tap_plan(11);
+	exact_lines();
 	snprintf(gz, sizeof(gz), "%s/v2.data", argv[1]);
 	snprintf(plain, sizeof(plain), "%s/v2-plain.data", argv[1]);
 	if (gp_stack_init(&written) != 0)
