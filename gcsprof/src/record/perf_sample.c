@@ -5,8 +5,9 @@
  * stack (PERF_SAMPLE_CALLCHAIN) and the shadow stack pointer among the
  * user registers (GCSPR_EL0, riscv64's ssp), which is 0 when the thread
  * had none and the chain came from frame records instead; on riscv64 ra
- * too, the caller of a leaf, which the chain lacks (perf_leaf.c). Each mapping a chain's address is in is handed to the profile
- * writer, which writes it the first time.
+ * too, the caller of a leaf, which the chain lacks (perf_leaf.c). Each
+ * mapping a chain's address is in is handed to the profile writer, which
+ * writes it the first time.
  */
 #include <stdlib.h>
 #include <string.h>
