@@ -72,7 +72,7 @@ wait_samples() {
 }
 
 # The recorder killed with SIGKILL mid-run: the target runs on to its own
-# end, and the file holds every sample but the last 100 ms'.
+# end, and the file holds every sample but the last 100 ms', plain.
 t_kill_recorder() {
 	gcsprof record --method $method -F 499 -q -o kill.data -- \
 		$nice_target $T/gcsprof-split $((4 * slow)) >split.out 2>rec.err &
@@ -93,6 +93,8 @@ t_kill_recorder() {
 	echo "# $n samples kept"
 	check "samples were kept ($n)" [ "$n" -gt 0 ]
 	check "and reported" grep -q 'path_a' out.txt
+	# Compression comes at the recording's end, which this one never had.
+	check "the file was left plain text" sh -c "head -c 8 kill.data | grep -q '^gcsprof'"
 }
 
 # The target killed with SIGKILL while sampled (once it has samples, and
