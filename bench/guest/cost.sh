@@ -199,8 +199,7 @@ PARTS=${PARTS:-methods chains}
 case " $PARTS " in *" methods "*) ;; *) workloads='' ;; esac
 case " $PARTS " in *" chains "*) ;; *) depths='' ;; esac
 for wp in $workloads; do
-	w=${wp%%:*} p=${wp#*:}
-	[ "$p" = "$wp" ] && p=-
+	split_workload "$wp"
 	echo "cost: $w $p" >&2
 	rep=1
 	while [ "$rep" -le "$REPEAT" ]; do

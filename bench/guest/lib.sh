@@ -39,6 +39,13 @@ bench_setup() {
 awk() { if command -v mawk >/dev/null; then mawk "$@"; else busybox awk "$@"; fi; }
 now_ns() { date +%s%N; }
 
+# split_workload W:P: sets w (the workload) and p (its parameter, "-"
+# when it takes none) from one word of the workloads list.
+split_workload() {
+	w=${1%%:*} p=${1#*:}
+	[ "$p" = "$1" ] && p=-
+}
+
 # target WORKLOAD PARAM: the command line of a workload
 # (T, B, SECS and dir are the caller's: the tests' and bench's folders,
 # the seconds a run, the working folder).

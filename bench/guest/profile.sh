@@ -156,8 +156,7 @@ emit() {
 
 emit "info|$(uname -r)|$(nproc)|$HZ|$SECS|$REPEAT|$(date -u +%Y-%m-%dT%H:%MZ)|$(perf version 2>/dev/null | cut -d' ' -f3)"
 for wp in $workloads; do
-	w=${wp%%:*} p=${wp#*:}
-	[ "$p" = "$wp" ] && p=-
+	split_workload "$wp"
 	echo "bench: $w $p" >&2
 	rep=1
 	while [ "$rep" -le "$REPEAT" ]; do
