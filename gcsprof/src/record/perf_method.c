@@ -18,8 +18,11 @@
 
 /* How long the loop sleeps at most: the latency of the status line, of
  * noticing that an attached process is gone, and of reading the rings
- * when they fill slowly. */
+ * when they fill slowly (the write-through's 100 ms). With --defer
+ * nothing is written before the end, and each wake-up costs the command
+ * the CPU time of a poll and a round: once a second. */
 #define POLL_MS 100
+#define POLL_MS_DEFER 1000
 
 static int perf_usable(const struct record_opts *o, const char **event, const char **why,
 		       int *quiet)
@@ -144,7 +147,7 @@ static int perf_loop(struct recording *rec)
 				pfds[n++] = (struct pollfd){ .fd = ps->rings[i].fd, .events = POLLIN };
 		pfds[n++] = (struct pollfd){ .fd = ps->sigfd, .events = POLLIN };
 		pfds[n - 1].revents = 0;
-		if (poll(pfds, n, POLL_MS) < 0 && errno != EINTR) {
+		if (poll(pfds, n, rec->o->defer ? POLL_MS_DEFER : POLL_MS) < 0 && errno != EINTR) {
 			ret = gp_error(GP_EXIT_SYSTEM, "poll: %s", strerror(errno));
 			break;
 		}
