@@ -19,7 +19,7 @@ SYSCTL_STACK=/proc/sys/kernel/perf_event_max_stack
 # The profiling methods (bench/README.md says what each is); METHODS in
 # the environment (vm/run --env) runs some of them alone.
 # shellcheck disable=SC2034
-METHODS=${METHODS:-"gcsprof-perf gcsprof-ptrace perf-fp perf-fp-gcs perf-dwarf-8k perf-dwarf-64k eu-stackprof"}
+METHODS=${METHODS:-"gcsprof-perf gcsprof-perf-defer gcsprof-ptrace perf-fp perf-fp-gcs perf-dwarf-8k perf-dwarf-64k eu-stackprof"}
 
 # bench_setup DIR: works in DIR (dir), with perf's chains allowed 4096
 # entries until the script ends, and the real program's input there.
