@@ -213,6 +213,10 @@ static int record_setup(struct recording *rec, int argc, char **argv,
 	if (ret)
 		return ret;
 	ret = write_header(rec, argc, (*method)->name);
+	/* On disk at once: a recorder killed before its first write-through
+	 * (or holding everything, --defer) still leaves a profile. */
+	if (!ret)
+		rec_out_flush(&rec->out, rec_now_ns());
 	if (!ret)
 		ret = rec_signals_block(&rec->sigs);
 	if (ret)

@@ -30,6 +30,17 @@ static void ring_copy(const struct perf_ring *rg, uint64_t pos, void *dst, size_
 	memcpy((unsigned char *)dst + first, rg->data, n - first);
 }
 
+/* Does RG hold a quarter of its size, where the kernel wakes us? With
+ * --defer a ring is left alone below that: the records wait in it as
+ * well as in our memory, and copying them out sooner would only take
+ * CPU time (page faults as the batch grows) from the command. */
+static int ring_quarter_full(const struct perf_ring *rg)
+{
+	uint64_t head = __atomic_load_n(&rg->meta->data_head, __ATOMIC_ACQUIRE);
+
+	return head - rg->meta->data_tail >= rg->size / 4;
+}
+
 /* Room in the batch for a record of SIZE bytes and its reference. */
 static int batch_reserve(struct perf_state *ps, size_t size)
 {
@@ -103,7 +114,7 @@ int perf_drain(struct recording *rec, int final)
 	int ret = 0;
 
 	for (i = 0; i < ps->nrings && !ret; i++)
-		if (ps->rings[i].fd >= 0)
+		if (ps->rings[i].fd >= 0 && (final || !rec->o->defer || ring_quarter_full(&ps->rings[i])))
 			ret = ring_read(ps, &ps->rings[i]);
 	if (!ret && !final && rec->o->defer && ps->batch_len < DEFER_MAX_BYTES)
 		return 0;
