@@ -12,7 +12,6 @@ stack's name. TAP on stdout.
 
 Usage: arch-test.py"""
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -23,19 +22,11 @@ SAMPLE = os.path.join(HERE, "riscv-sample.txt")
 RISCV_STAGE = os.path.join("build", "riscv64", "stage", "bench", "profile.sh")
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(TOP, "bench"))
-from scratch import scratch_tree  # noqa: E402
+from scratch import Tap, scratch_tree  # noqa: E402
 import results  # noqa: E402
 
-n = 0
-failed = 0
-
-
-def check(good, what):
-    global n, failed
-    n += 1
-    failed += 0 if good else 1
-    print(("ok" if good else "not ok") + f" {n} - {what}")
-    return good
+TAP = Tap()
+check = TAP.check
 
 
 def run(tmp, *args):
@@ -119,15 +110,10 @@ def old_info_line():
 
 
 def main():
-    print("TAP version 13")
     refusals()
     old_info_line()
-    if shutil.which("gnuplot"):
-        riscv_run()
-    else:
-        check(True, "bench/run --arch riscv64 # SKIP no gnuplot (bench/run wants it)")
-    print(f"1..{n}")
-    return 1 if failed else 0
+    TAP.with_gnuplot(riscv_run, "bench/run --arch riscv64")
+    return TAP.finish()
 
 
 if __name__ == "__main__":

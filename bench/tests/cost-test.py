@@ -10,7 +10,6 @@ Usage: cost-test.py"""
 import importlib.machinery
 import importlib.util
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -21,18 +20,10 @@ SAMPLE = os.path.join(HERE, "cost-sample.txt")
 sys.path.insert(0, os.path.join(TOP, "bench"))
 import cost  # noqa: E402
 sys.path.insert(0, HERE)
-from scratch import scratch_tree  # noqa: E402
+from scratch import Tap, scratch_tree  # noqa: E402
 
-n = 0
-failed = 0
-
-
-def check(good, what):
-    global n, failed
-    n += 1
-    failed += 0 if good else 1
-    print(("ok" if good else "not ok") + f" {n} - {what}")
-    return good
+TAP = Tap()
+check = TAP.check
 
 
 def load_vm_run():
@@ -137,15 +128,10 @@ def parser_cases():
 
 
 def main():
-    print("TAP version 13")
     vm_run_cases()
     parser_cases()
-    if shutil.which("gnuplot"):
-        bench_run_case()
-    else:
-        check(True, "bench/run --icount # SKIP no gnuplot (bench/run wants it)")
-    print(f"1..{n}")
-    return 1 if failed else 0
+    TAP.with_gnuplot(bench_run_case, "bench/run --icount")
+    return TAP.finish()
 
 
 if __name__ == "__main__":

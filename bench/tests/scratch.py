@@ -24,3 +24,30 @@ def scratch_tree(tmp, sample, stage_file):
         with open(path, "w") as f:
             f.write(text)
         os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
+
+
+class Tap:
+    """The TAP stream of a test: check() each case, finish() the plan."""
+
+    def __init__(self):
+        self.n = 0
+        self.failed = 0
+        print("TAP version 13")
+
+    def check(self, good, what):
+        self.n += 1
+        self.failed += 0 if good else 1
+        print(("ok" if good else "not ok") + f" {self.n} - {what}")
+        return good
+
+    def with_gnuplot(self, case, what):
+        """CASE() where gnuplot is (bench/run draws with it), else a skip."""
+        if shutil.which("gnuplot"):
+            case()
+        else:
+            self.check(True, f"{what} # SKIP no gnuplot (bench/run wants it)")
+
+    def finish(self):
+        """The plan; the exit status."""
+        print(f"1..{self.n}")
+        return 1 if self.failed else 0
