@@ -66,7 +66,7 @@ mode_of() {
 # (the methods that need it say why not on stderr).
 gcs_chains() {
 	[ -e $SYSCTL_GCS ] && return 0
-	echo "this kernel takes no call chains from the $FEATURE" >&2
+	echo "this kernel takes no call chains from the shadow stack ($FEATURE)" >&2
 	return 1
 }
 
