@@ -20,6 +20,7 @@ import sys
 # The methods in the order the tables show them, with their labels.
 METHODS = [
     ("gcsprof-perf", "gcsprof (perf method)"),
+    ("gcsprof-perf-defer", "gcsprof (perf method, --defer)"),
     ("gcsprof-ptrace", "gcsprof (ptrace method)"),
     ("perf-fp", "perf --call-graph fp"),
     ("perf-fp-gcs", "perf --call-graph fp, GCS chains"),

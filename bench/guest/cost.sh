@@ -95,6 +95,7 @@ recorder() {
 	set -- perf stat --no-inherit -x, -o "$1.rec" -e $COUNT --
 	case $key in
 	gcsprof-perf) echo "$* gcsprof record -q --method perf -F $HZ -o $key.data --" ;;
+	gcsprof-perf-defer) echo "$* gcsprof record -q --method perf --defer -F $HZ -o $key.data --" ;;
 	gcsprof-ptrace) echo "$* gcsprof record -q --method ptrace -F $HZ -o $key.data --" ;;
 	perf-fp | perf-fp-gcs) echo "$* perf record -e cycles:u --call-graph fp -F $HZ -o $key.data --" ;;
 	perf-dwarf-8k) echo "$* perf record -e cycles:u --call-graph dwarf,8192 -F $HZ -o $key.data --" ;;
@@ -131,7 +132,7 @@ gcs_sysctl() {
 cost_run() {
 	key=$1 w=$2 p=$3
 	case $key in
-	gcsprof-perf | perf-fp-gcs) gcs_sysctl 1 || return 1 ;;
+	gcsprof-perf | gcsprof-perf-defer | perf-fp-gcs) gcs_sysctl 1 || return 1 ;;
 	eu-stackprof) [ "$w" != gzip ] || { echo "no symbols to check gzip's chains against (as profile.sh)" >&2; return 1; } ;;
 	*) gcs_sysctl 0 ;;
 	esac
@@ -199,8 +200,7 @@ PARTS=${PARTS:-methods chains}
 case " $PARTS " in *" methods "*) ;; *) workloads='' ;; esac
 case " $PARTS " in *" chains "*) ;; *) depths='' ;; esac
 for wp in $workloads; do
-	w=${wp%%:*} p=${wp#*:}
-	[ "$p" = "$wp" ] && p=-
+	split_workload "$wp"
 	echo "cost: $w $p" >&2
 	rep=1
 	while [ "$rep" -le "$REPEAT" ]; do

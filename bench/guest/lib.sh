@@ -27,9 +27,10 @@ riscv64) ARCH=riscv64 FEATURE=Zicfiss T=/opt/gcsprof/tests/riscv64 BW=$T GCS_ENV
 esac
 SYSCTL_GCS=/proc/sys/kernel/perf_callchain_gcs
 SYSCTL_STACK=/proc/sys/kernel/perf_event_max_stack
-# The profiling methods (bench/README.md says what each is).
+# The profiling methods (bench/README.md says what each is); METHODS in
+# the environment (vm/run --env) runs some of them alone.
 # shellcheck disable=SC2034
-METHODS="gcsprof-perf gcsprof-ptrace perf-fp perf-fp-gcs perf-dwarf-8k perf-dwarf-64k eu-stackprof"
+METHODS=${METHODS:-"gcsprof-perf gcsprof-perf-defer gcsprof-ptrace perf-fp perf-fp-gcs perf-dwarf-8k perf-dwarf-64k eu-stackprof"}
 
 # bench_setup DIR: works in DIR (dir), with perf's chains allowed 4096
 # entries until the script ends, and the real program's input there.
@@ -64,6 +65,13 @@ perf_event() {
 
 awk() { if command -v mawk >/dev/null; then mawk "$@"; else busybox awk "$@"; fi; }
 now_ns() { date +%s%N; }
+
+# split_workload W:P: sets w (the workload) and p (its parameter, "-"
+# when it takes none) from one word of the workloads list.
+split_workload() {
+	w=${1%%:*} p=${1#*:}
+	[ "$p" = "$1" ] && p=-
+}
 
 # target WORKLOAD PARAM: the command line of a workload
 # (T, B, SECS and dir are the caller's: the tests' and bench's folders,

@@ -93,7 +93,8 @@ perf_method() {
 gcsprof_method() {
 	name=$1 w=$2 p=$3
 	[ "$4" != perf ] || gcs_chains || return 1
-	run_target "$w" "$p" "$name.out" gcsprof record -q --method "$4" -F "$HZ" \
+	# shellcheck disable=SC2086 # $5: an option, or nothing
+	run_target "$w" "$p" "$name.out" gcsprof record -q --method "$4" ${5:-} -F "$HZ" \
 		-o "$name.data" -- || { tail -n 2 "$name.out.err" >&2; return 1; }
 	t0=$(now_ns)
 	gcsprof report "$name.data" -f folded -o "$name.folded" 2>/dev/null
@@ -154,6 +155,7 @@ truelen_of() {
 method() {
 	case $1 in
 	gcsprof-perf) gcsprof_method "$1" "$2" "$3" perf ;;
+	gcsprof-perf-defer) gcsprof_method "$1" "$2" "$3" perf --defer ;;
 	gcsprof-ptrace) gcsprof_method "$1" "$2" "$3" ptrace ;;
 	perf-fp) perf_method "$1" "$2" "$3" fp 0 ;;
 	perf-fp-gcs) perf_method "$1" "$2" "$3" fp 1 ;;
@@ -172,8 +174,7 @@ emit() {
 
 emit "info|$(uname -r)|$(nproc)|$HZ|$SECS|$REPEAT|$(date -u +%Y-%m-%dT%H:%MZ)|$(perf version 2>/dev/null | cut -d' ' -f3)|$ARCH|$PERF_EVENT"
 for wp in $workloads; do
-	w=${wp%%:*} p=${wp#*:}
-	[ "$p" = "$wp" ] && p=-
+	split_workload "$wp"
 	echo "bench: $w $p" >&2
 	rep=1
 	while [ "$rep" -le "$REPEAT" ]; do

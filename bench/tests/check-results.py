@@ -47,7 +47,7 @@ def main():
         fails = {f["method"]: f["why"] for f in run["failures"] if f["workload"] == "split"}
         for m in methods:
             rows = [r for r in split if r["method"] == m]
-            if not rows and m in fails and k == "reference" and m in ("gcsprof-perf", "perf-fp-gcs"):
+            if not rows and m in fails and k == "reference" and m in ("gcsprof-perf", "gcsprof-perf-defer", "perf-fp-gcs"):
                 # Upstream has no GCS call chains: these two must say so.
                 check("GCS" in fails[m], f"{k}: {m} says why it cannot run ({fails[m]})")
                 continue

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * A stdio stream that writes gzip (gzip_file.h), through glibc's
- * fopencookie: stdio buffers, zlib deflates each buffer it is handed.
+ * gzip for the profile (gzip_file.h): a stdio stream through glibc's
+ * fopencookie (stdio buffers, zlib deflates each buffer it is handed), and
+ * a file compressed in place through that stream.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -94,32 +97,28 @@ static int gz_close(void *cookie)
 	return ret;
 }
 
-FILE *gp_gzip_create(const char *path, int level)
+FILE *gp_gzip_fdopen(int fd, int level)
 {
 	static const cookie_io_functions_t io = { NULL, gz_write, NULL, gz_close };
 	struct gz_cookie *c = calloc(1, sizeof(*c));
 	FILE *f;
 
-	if (!c)
+	if (!c) {
+		close(fd);
+		errno = ENOMEM;
 		return NULL;
+	}
+	c->fd = fd;
 	/* windowBits 15 + 16: deflate in gzip's wrapper, which zcat reads. */
 	if (deflateInit2(&c->z, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+		close(fd);
 		free(c);
 		errno = ENOMEM;
 		return NULL;
 	}
-	c->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-	if (c->fd < 0) {
-		int e = errno;
-
-		deflateEnd(&c->z);
-		free(c);
-		errno = e;
-		return NULL;
-	}
 	f = fopencookie(c, "w", io);
 	if (!f || setvbuf(f, NULL, _IOFBF, STREAM_BUFFER) != 0) {
-		int e = errno;
+		int e = f ? errno : ENOMEM;
 
 		if (f)
 			fclose(f);       /* closes the cookie too */
@@ -129,4 +128,128 @@ FILE *gp_gzip_create(const char *path, int level)
 		return NULL;
 	}
 	return f;
+}
+
+FILE *gp_gzip_create(const char *path, int level)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+
+	return fd < 0 ? NULL : gp_gzip_fdopen(fd, level);
+}
+
+/* A name for a new file beside PATH: its directory, ".NAME.XXXXXX". */
+static char *temp_beside(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	size_t dir = slash ? (size_t)(slash - path) + 1 : 0;
+	size_t size = strlen(path) + sizeof(".") + sizeof(".XXXXXX");
+	char *t = malloc(size);
+
+	if (!t) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	memcpy(t, path, dir);
+	snprintf(t + dir, size - dir, ".%s.XXXXXX", path + dir);
+	return t;
+}
+
+/* Everything IN holds, from where it stands, into the stream OUT. */
+static int copy_into(int in, FILE *out)
+{
+	char *buf = malloc(STREAM_BUFFER);
+	int ret = -1;
+
+	if (!buf) {
+		errno = ENOMEM;
+		return -1;
+	}
+	for (;;) {
+		ssize_t n = read(in, buf, STREAM_BUFFER);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			ret = n == 0 ? 0 : -1;
+			break;
+		}
+		if (fwrite(buf, 1, (size_t)n, out) != (size_t)n)
+			break;
+	}
+	free(buf);
+	return ret;
+}
+
+/* PATH's gzip into the new file TMP (mode MODE); TMP is gone on failure. */
+static int compress_to(int in, const char *tmp, int out, mode_t mode, int level)
+{
+	FILE *gz;
+	int e;
+
+	if (fchmod(out, mode) != 0) {
+		e = errno;
+		close(out);
+		goto fail;
+	}
+	gz = gp_gzip_fdopen(out, level);
+	if (!gz) {
+		e = errno;
+		goto fail;
+	}
+	if (copy_into(in, gz) != 0) {
+		e = errno;
+		fclose(gz);
+		goto fail;
+	}
+	if (fclose(gz) == 0)
+		return 0;
+	e = errno;
+fail:
+	unlink(tmp);
+	errno = e;
+	return -1;
+}
+
+int gp_gzip_in_place(const char *path, int level)
+{
+	struct stat st, lst;
+	int in, out, ret = -1, e;
+	char *tmp = NULL;
+
+	/* A symbolic link is left alone too: renaming over it would replace
+	 * the link, not the file it names. */
+	if (lstat(path, &lst) != 0)
+		return -1;
+	if (!S_ISREG(lst.st_mode))
+		return 1;
+	in = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (in < 0)
+		return -1;
+	if (fstat(in, &st) != 0)
+		goto done;
+	if (!S_ISREG(st.st_mode) || st.st_ino != lst.st_ino || st.st_dev != lst.st_dev) {
+		ret = 1;
+		goto done;
+	}
+	tmp = temp_beside(path);
+	if (!tmp)
+		goto done;
+	out = mkostemp(tmp, O_CLOEXEC);
+	if (out < 0)
+		goto done;
+	if (compress_to(in, tmp, out, st.st_mode & 07777, level) != 0)
+		goto done;
+	if (rename(tmp, path) != 0) {
+		e = errno;
+		unlink(tmp);
+		errno = e;
+		goto done;
+	}
+	ret = 0;
+done:
+	e = errno;
+	close(in);
+	free(tmp);
+	errno = e;
+	return ret;
 }

@@ -51,6 +51,10 @@ static const struct gp_option record_options[] = {
 	{ "mmap-pages", 'm', GP_OPT_UINT, OPT(mmap_pages), "PAGES",
 	  "perf method: ring buffer pages per CPU, a power of two (default: room for 0.4 s of "
 	  "samples of the deepest chain asked, 128 to 4096)", 1, 65536, NULL, 0 },
+	{ "defer", 0, GP_OPT_FLAG, OPT(defer), NULL,
+	  "perf method: hold the samples in memory and write them when the recording ends, as "
+	  "perf record does (the command loses less CPU time; a recorder killed mid-run keeps none "
+	  "of them)", 0, 0, NULL, 0 },
 	{ "quiet", 'q', GP_OPT_FLAG, OPT(quiet), NULL, "no status line", 0, 0, NULL, 0 },
 };
 #undef OPT
@@ -203,11 +207,17 @@ static int record_setup(struct recording *rec, int argc, char **argv,
 	ret = choose_method(rec, method);
 	if (ret)
 		return ret;
+	if (o->defer && *method != &rec_method_perf)
+		gp_warn("--defer: the %s method writes each sample as it takes it", (*method)->name);
 	rec->hz = (*method)->rate ? (*method)->rate(o->hz) : o->hz;
 	ret = rec_out_open(&rec->out, o->output);
 	if (ret)
 		return ret;
 	ret = write_header(rec, argc, (*method)->name);
+	/* On disk at once: a recorder killed before its first write-through
+	 * (or holding everything, --defer) still leaves a profile. */
+	if (!ret)
+		rec_out_flush(&rec->out, rec_now_ns());
 	if (!ret)
 		ret = rec_signals_block(&rec->sigs);
 	if (ret)

@@ -74,8 +74,9 @@ struct perf_state {
 	int *fds;                        /* every event opened, for disable and close */
 	size_t nfds, fds_cap;
 	int sigfd;
-	unsigned char *batch;            /* records of one round, 8-byte aligned */
+	unsigned char *batch;            /* records not yet handled, 8-byte aligned */
 	size_t batch_len, batch_cap;
+	uint64_t held_samples;           /* of them, samples (the status line's) */
 	struct perf_ref *refs;
 	size_t nrefs, refs_cap;
 	uint64_t seq;
@@ -148,8 +149,10 @@ void perf_events_close(struct perf_state *ps);
 int perf_launch(struct recording *rec);
 int perf_attach(struct recording *rec);
 
-/* perf_ring.c: handle everything the rings hold, in time order. */
-int perf_drain(struct recording *rec);
+/* perf_ring.c: copy out everything the rings hold, and handle it in time
+ * order; with --defer only when FINAL (the recording's end) or when the
+ * records held have grown past their bound. */
+int perf_drain(struct recording *rec, int final);
 
 /* perf_records.c */
 /* Handle one record (header H, H->size bytes, 8-byte aligned). */

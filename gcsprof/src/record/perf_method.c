@@ -18,8 +18,11 @@
 
 /* How long the loop sleeps at most: the latency of the status line, of
  * noticing that an attached process is gone, and of reading the rings
- * when they fill slowly. */
+ * when they fill slowly (the write-through's 100 ms). With --defer
+ * nothing is written before the end, and each wake-up costs the command
+ * the CPU time of a poll and a round: once a second. */
 #define POLL_MS 100
+#define POLL_MS_DEFER 1000
 
 static int perf_usable(const struct record_opts *o, const char **event, const char **why,
 		       int *quiet)
@@ -113,6 +116,18 @@ static int any_alive(struct recording *rec)
 	return 0;
 }
 
+/* Is any process of -p's target alive? With --defer, the processes it
+ * forked are known only once the records held are handled: before the
+ * answer is no, they are. */
+static int alive(struct recording *rec)
+{
+	if (any_alive(rec))
+		return 1;
+	if (!perf_state(rec)->nrefs || perf_drain(rec, 1) != 0)
+		return 0;
+	return any_alive(rec);
+}
+
 /* Until a stop signal, the end of the target, or a failure. */
 static int perf_loop(struct recording *rec)
 {
@@ -132,7 +147,7 @@ static int perf_loop(struct recording *rec)
 				pfds[n++] = (struct pollfd){ .fd = ps->rings[i].fd, .events = POLLIN };
 		pfds[n++] = (struct pollfd){ .fd = ps->sigfd, .events = POLLIN };
 		pfds[n - 1].revents = 0;
-		if (poll(pfds, n, POLL_MS) < 0 && errno != EINTR) {
+		if (poll(pfds, n, rec->o->defer ? POLL_MS_DEFER : POLL_MS) < 0 && errno != EINTR) {
 			ret = gp_error(GP_EXIT_SYSTEM, "poll: %s", strerror(errno));
 			break;
 		}
@@ -141,13 +156,13 @@ static int perf_loop(struct recording *rec)
 			(void)rec_signals_read_fd(&rec->sigs, ps->sigfd, &sigchld);
 		if (sigchld)
 			rec_child_poll(&rec->child);
-		ret = perf_drain(rec);
+		ret = perf_drain(rec, 0);
 		if (ret || rec->out.failed || rec->sigs.stop_sig)
 			break;
-		rec_status_show(&rec->status, rec_now_ns(), rec->out.nsamples,
+		rec_status_show(&rec->status, rec_now_ns(), rec->out.nsamples + ps->held_samples,
 				rec_live_threads(&rec->target));
 		rec_out_flush(&rec->out, rec_now_ns());
-		if (rec_should_stop(rec, rec->child.pid ? 1 : any_alive(rec)))
+		if (rec_should_stop(rec, rec->child.pid ? 1 : alive(rec)))
 			break;
 	}
 	free(pfds);
@@ -159,7 +174,7 @@ static int perf_finish(struct recording *rec, int ret)
 {
 	perf_disable_events(perf_state(rec));
 	if (!ret && !rec->out.failed)
-		ret = perf_drain(rec);
+		ret = perf_drain(rec, 1);
 	rec_child_poll(&rec->child);
 	rec_status_clear(&rec->status);
 	rec_report_no_gcs(&rec->target, rec_fallback_name(rec->o->fallback));

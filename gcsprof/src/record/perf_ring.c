@@ -4,13 +4,21 @@
  * head/tail protocol (data_head read with acquire, data_tail written with
  * release once the records are copied out). Each round copies out what
  * every ring holds, sorts it by time (the rings are per CPU, and a
- * thread's records may be in several) and hands it to perf_records.c.
+ * thread's records may be in several) and hands it to perf_records.c;
+ * with --defer the records are held over rounds and handed on at the end,
+ * as perf record leaves its work to the end: the command, which shares
+ * the CPUs with gcsprof, is then not slowed by its work a sample.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "gcsprof.h"
 #include "perf.h"
+
+/* What --defer holds at most: past it the records are handled at once,
+ * so that a long recording's memory stays bounded (at 499 samples a
+ * second, minutes of shallow chains, about 30 s of 2,000-frame ones). */
+#define DEFER_MAX_BYTES (256u << 20)
 
 static void ring_copy(const struct perf_ring *rg, uint64_t pos, void *dst, size_t n)
 {
@@ -20,6 +28,17 @@ static void ring_copy(const struct perf_ring *rg, uint64_t pos, void *dst, size_
 		first = n;
 	memcpy(dst, rg->data + at, first);
 	memcpy((unsigned char *)dst + first, rg->data, n - first);
+}
+
+/* Does RG hold a quarter of its size, where the kernel wakes us? With
+ * --defer a ring is left alone below that: the records wait in it as
+ * well as in our memory, and copying them out sooner would only take
+ * CPU time (page faults as the batch grows) from the command. */
+static int ring_quarter_full(const struct perf_ring *rg)
+{
+	uint64_t head = __atomic_load_n(&rg->meta->data_head, __ATOMIC_ACQUIRE);
+
+	return head - rg->meta->data_tail >= rg->size / 4;
 }
 
 /* Room in the batch for a record of SIZE bytes and its reference. */
@@ -60,6 +79,7 @@ static int ring_read(struct perf_state *ps, struct perf_ring *rg)
 							   h.size };
 		ps->batch_len += h.size;
 		ps->bytes += h.size;
+		ps->held_samples += h.type == PERF_RECORD_SAMPLE;
 		tail += h.size;
 	}
 	__atomic_store_n(&rg->meta->data_tail, tail, __ATOMIC_RELEASE);
@@ -87,22 +107,25 @@ static int in_order(const struct perf_ref *refs, size_t n)
 	return 1;
 }
 
-int perf_drain(struct recording *rec)
+int perf_drain(struct recording *rec, int final)
 {
 	struct perf_state *ps = perf_state(rec);
 	size_t i;
 	int ret = 0;
 
-	ps->batch_len = 0;
-	ps->nrefs = 0;
 	for (i = 0; i < ps->nrings && !ret; i++)
-		if (ps->rings[i].fd >= 0)
+		if (ps->rings[i].fd >= 0 && (final || !rec->o->defer || ring_quarter_full(&ps->rings[i])))
 			ret = ring_read(ps, &ps->rings[i]);
+	if (!ret && !final && rec->o->defer && ps->batch_len < DEFER_MAX_BYTES)
+		return 0;
 	/* Equal times stay in the rings' order either way: seq breaks ties. */
 	if (!in_order(ps->refs, ps->nrefs))
 		qsort(ps->refs, ps->nrefs, sizeof(*ps->refs), ref_cmp);
 	for (i = 0; i < ps->nrefs && !ret && !rec->out.failed; i++)
 		ret = perf_handle_record(rec, (const struct perf_event_header *)(ps->batch +
 										ps->refs[i].off));
+	ps->batch_len = 0;
+	ps->nrefs = 0;
+	ps->held_samples = 0;
 	return ret;
 }

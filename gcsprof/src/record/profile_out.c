@@ -15,8 +15,10 @@
 #include "profile_out.h"
 
 /* zlib's level for the profile: 1 (its fastest) already takes most of
- * what the text repeats, at the least cost to the recorder per sample. */
+ * what the text repeats, at the least cost to the recorder. */
 #define PROFILE_GZIP_LEVEL 1
+/* stdio's buffer for the plain text written while the target runs. */
+#define PROFILE_BUFFER (64 * 1024)
 
 /* In the order of enum rec_lost: the names of the trailer's "lost" records. */
 static const char *const lost_names[REC_LOST_N] = {
@@ -44,7 +46,15 @@ int rec_out_open(struct rec_out *o, const char *path)
 	if (gp_stack_init(&o->stacks) != 0)
 		return gp_error(GP_EXIT_SYSTEM, "out of memory");
 	o->stacks_written = 1;
-	o->f = gp_gzip_create(path, PROFILE_GZIP_LEVEL);
+	/* Plain text while the target runs, compressed once it has ended
+	 * (rec_out_close): deflate is the largest part of the recorder's
+	 * work a sample, and on a busy CPU the target pays for all of it. */
+	o->f = fopen(path, "we");
+	if (o->f && setvbuf(o->f, NULL, _IOFBF, PROFILE_BUFFER) != 0) {
+		fclose(o->f);
+		o->f = NULL;
+		errno = ENOMEM;
+	}
 	if (!o->f) {
 		gp_stack_free(&o->stacks);
 		return gp_error(GP_EXIT_OUTPUT, "cannot write %s: %s", path, strerror(errno));
@@ -235,6 +245,9 @@ int rec_out_close(struct rec_out *o, uint64_t duration_ns)
 		(void)write_failed(o);
 	if (fclose(o->f) != 0 && !o->failed)
 		(void)write_failed(o);
+	/* A file that failed keeps what it has, as it is: plain text reads. */
+	if (!o->failed && gp_gzip_in_place(o->path, PROFILE_GZIP_LEVEL) < 0)
+		gp_warn("left %s uncompressed (it reads as it is): %s", o->path, strerror(errno));
 	release(o);
 	return o->failed ? GP_EXIT_OUTPUT : 0;
 }

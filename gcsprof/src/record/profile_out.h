@@ -102,8 +102,9 @@ static inline void rec_out_lost(struct rec_out *o, enum rec_lost why, uint64_t n
 /* Write the file through, at most every 100 ms: a recorder killed mid-run
  * (or a full disk) leaves every sample before the last 100 ms readable. */
 void rec_out_flush(struct rec_out *o, uint64_t now_ns);
-/* The trailer (DURATION_NS long), and close. 0, or GP_EXIT_OUTPUT if any
- * write failed. Frees what O holds. */
+/* The trailer (DURATION_NS long), close, and compress the file in place
+ * (a file that cannot be is left plain, with a warning). 0, or
+ * GP_EXIT_OUTPUT if any write failed. Frees what O holds. */
 int rec_out_close(struct rec_out *o, uint64_t duration_ns);
 /* Close without a trailer (the recording never began), and free. */
 void rec_out_discard(struct rec_out *o);

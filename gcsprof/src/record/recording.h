@@ -38,6 +38,7 @@ struct record_opts {
 	const char *gcs_tunable;  /* value for glibc.cpu.aarch64_gcs */
 	int method;               /* enum rec_method_ask */
 	unsigned mmap_pages;      /* perf: ring pages per CPU, 0: the default */
+	int defer;                /* perf: hold the records, write them at the end */
 	int quiet;
 };
 

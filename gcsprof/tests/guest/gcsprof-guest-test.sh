@@ -131,6 +131,17 @@ t_split() {
 	check "path_b's share is 25 +- 5 points ($((b / 10)).$((b % 10)))" [ "$b" -ge 200 -a "$b" -le 300 ]
 	check "the profile says method $want_method" in_profile split.data -qx "method $want_method"
 	check "the profile records its architecture (arch arm64 GCS)" in_profile split.data -qx "arch arm64 GCS"
+	check "the profile is gzip once recorded" gzip -t split.data
+	if [ "$want_method" = perf ]; then
+		# --defer: every record held until the command's end, then written.
+		status_is 0 "record the split with --defer" \
+			rec -q -F 250 --defer --gcs-tunable 3 -o defer.data -- $T/gcsprof-split 4
+		status_is 0 "its report" gcsprof report defer.data --top 1000 -o defer.txt
+		da=$(samples_of defer.txt path_a) db=$(samples_of defer.txt path_b)
+		check "the held samples were written: both paths, path_a's more (${da:-0}, ${db:-0})" \
+			[ "${db:-0}" -gt 0 -a "${da:-0}" -gt "${db:-0}" ]
+		check "a deferred profile is gzip too" gzip -t defer.data
+	fi
 	if [ "$want_method" = perf ]; then
 		ev=${GCSPROF_EXPECT_EVENT:-cycles}
 		check "sampling on $ev" in_profile split.data -qx "event $ev"

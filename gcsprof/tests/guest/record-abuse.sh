@@ -72,7 +72,7 @@ wait_samples() {
 }
 
 # The recorder killed with SIGKILL mid-run: the target runs on to its own
-# end, and the file holds every sample but the last 100 ms'.
+# end, and the file holds every sample but the last 100 ms', plain.
 t_kill_recorder() {
 	gcsprof record --method $method -F 499 -q -o kill.data -- \
 		$nice_target $T/gcsprof-split $((4 * slow)) >split.out 2>rec.err &
@@ -93,6 +93,21 @@ t_kill_recorder() {
 	echo "# $n samples kept"
 	check "samples were kept ($n)" [ "$n" -gt 0 ]
 	check "and reported" grep -q 'path_a' out.txt
+	# Compression comes at the recording's end, which this one never had.
+	check "the file was left plain text" sh -c "head -c 8 kill.data | grep -q '^gcsprof'"
+	[ "$method" = perf ] || return 0
+	# With --defer the samples are held until the end: killed, it keeps
+	# none (as documented), but the file is still a profile.
+	gcsprof record --method perf --defer -F 499 -q -o defer.data -- \
+		$nice_target $T/gcsprof-split $((2 * slow)) >split.out 2>rec.err &
+	rec=$!
+	sleep $slow
+	kill -KILL $rec
+	wait $rec
+	check "the deferring recorder died of SIGKILL" [ $? -eq 137 ]
+	check "the target ran on to its end" wait_gone gcsprof-split
+	status_is 70 "report says the deferred profile is truncated" gcsprof report defer.data
+	check "with no sample" [ "$(nsamples defer.data)" -eq 0 ]
 }
 
 # The target killed with SIGKILL while sampled (once it has samples, and
@@ -134,6 +149,15 @@ t_attach_exit() {
 		n=$((n + 1))
 	done
 	check "10 attaches to processes that exit: each a profile or one line" [ $bad -eq 0 ]
+	[ "$method" = perf ] || return 0
+	# --defer, attached: the held records are handled when the process
+	# is gone (its forks known then), and the recording ends with it.
+	$T/gcsprof-split 2 >/dev/null &
+	pid=$!
+	status_is 0 "attached with --defer until the process exits" \
+		timeout 60 gcsprof record --method perf --defer -q -o attach.data -p $pid
+	wait $pid
+	check "its samples were written" [ "$(nsamples attach.data)" -gt 0 ]
 }
 
 # 100 processes and 1000 threads, each checked by the target itself.

@@ -8,12 +8,18 @@
  * as truncated with each sample it keeps whole, or refused, never
  * misread; the same file uncompressed reads alike; a version-1 file reads
  * to the same samples; hostile stack references are refused; the sample
- * and stack lines, put together by hand, are what printf would write. TAP.
+ * and stack lines, put together by hand, are what printf would write; the
+ * recorder's plain file compressed in place (gp_gzip_in_place) reads
+ * alike, keeps its mode and leaves no temporary file, and what is not a
+ * regular file is left alone. TAP.
  * Usage: profile-format-test WORKDIR
  */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "../../../tests/tap.h"
 #include "gcsprof.h"
@@ -275,6 +281,53 @@ static void exact_lines(void)
 		   "sample and stack lines as printf would write them");
 }
 
+/* Files in DIR whose name starts with PREFIX. */
+static int count_named(const char *dir, const char *prefix)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+	closedir(d);
+	return n;
+}
+
+/* The recorder's end: its plain file, PLAIN, compressed in place. */
+static void in_place(const char *dir, const char *plain)
+{
+	char path[4096], link[4096];
+	struct gp_rprofile p;
+	struct stat st;
+	size_t size = 0;
+	char *data = slurp(plain, &size);
+	int ok;
+
+	snprintf(path, sizeof(path), "%s/in-place.data", dir);
+	snprintf(link, sizeof(link), "%s/in-place.link", dir);
+	ok = data && spill(path, data, size) == 0 && chmod(path, 0640) == 0 &&
+	     gp_gzip_in_place(path, 1) == 0;
+	free(data);
+	size = 0;
+	data = ok ? slurp(path, &size) : NULL;
+	tap_result(data && size > 2 && (unsigned char)data[0] == 0x1f &&
+		   (unsigned char)data[1] == 0x8b && stat(path, &st) == 0 &&
+		   (st.st_mode & 0777) == 0640 && count_named(dir, ".in-place.data.") == 0,
+		   "a plain profile compressed in place: gzip, its mode kept, no file left over");
+	free(data);
+	tap_result(read_ok(path, &p) && p.nsamples == NSAMPLES && all_samples(&p, NSAMPLES) &&
+		   (gp_profile_free(&p), 1), "and it reads back sample for sample");
+	(void)unlink(link);
+	tap_result(symlink("in-place.data", link) == 0 && gp_gzip_in_place(link, 1) == 1 &&
+		   lstat(link, &st) == 0 && S_ISLNK(st.st_mode) &&
+		   gp_gzip_in_place("/dev/null", 1) == 1 &&
+		   gp_gzip_in_place("/nonexistent/x.data", 1) == -1,
+		   "a link or a device is left alone; a missing file fails");
+}
+
 int main(int argc, char **argv)
 {
 	char gz[4096], plain[4096];
@@ -287,7 +340,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: profile-format-test WORKDIR\n");
 		return 2;
 	}
-	tap_plan(11);
+	tap_plan(14);
 	exact_lines();
 	snprintf(gz, sizeof(gz), "%s/v2.data", argv[1]);
 	snprintf(plain, sizeof(plain), "%s/v2-plain.data", argv[1]);
@@ -335,6 +388,7 @@ int main(int argc, char **argv)
 	free(data);
 	hostile(argv[1]);
 	version_1(argv[1]);
+	in_place(argv[1], plain);
 	gp_stack_free(&written);
 	tap_finish();
 }
