@@ -6,7 +6,9 @@ with gnuplot) out.
 Usage: bench/results.py -o DIR KERNEL=RAWFILE... [--host-info TEXT]
 
 The raw lines (bench/guest/profile.sh and postmortem.sh say what they
-hold): info|..., prof|..., fail|..., pm|....
+hold): info|..., prof|..., fail|..., pm|..., and note|TEXT (bench/run's
+word on a half it skipped). An info line's architecture and event (its
+9th and 10th fields) are arm64 and cycles:u when it has none.
 """
 import argparse
 import json
@@ -27,6 +29,14 @@ METHODS = [
     ("eu-stackprof", "eu-stackprof"),
 ]
 LABEL = dict(METHODS)
+# Each architecture's name of its shadow stack, in the labels.
+FEATURE = {"arm64": "GCS", "riscv64": "Zicfiss"}
+
+
+def label(run, method):
+    """METHOD's label, its shadow stack named as RUN's architecture does."""
+    text = LABEL.get(method, method)
+    return text.replace("GCS", FEATURE.get(run.get("arch"), "GCS"))
 WORKLOAD_LABEL = {
     "split": "split (3:1 between two paths)",
     "depth": "recursion, depth {}",
@@ -51,7 +61,7 @@ def number(text):
 
 
 def parse(kernel, path):
-    run = {"kernel": kernel, "profiling": [], "failures": [], "postmortem": []}
+    run = {"kernel": kernel, "profiling": [], "failures": [], "postmortem": [], "notes": []}
     try:
         lines = open(path, encoding="utf-8", errors="replace").read().splitlines()
     except OSError as e:
@@ -60,7 +70,11 @@ def parse(kernel, path):
         f = line.split("|")
         if f[0] == "info" and len(f) >= 8:
             run.update(uname=f[1], cpus=number(f[2]), hz=number(f[3]), seconds=number(f[4]),
-                       repeat=number(f[5]), date=f[6], perf=f[7])
+                       repeat=number(f[5]), date=f[6], perf=f[7],
+                       arch=f[8] if len(f) > 8 and f[8] else "arm64",
+                       event=f[9] if len(f) > 9 and f[9] else "cycles:u")
+        elif f[0] == "note" and len(f) >= 2:
+            run["notes"].append("|".join(f[1:]).strip())
         elif f[0] == "prof" and len(f) == 1 + len(PROF_FIELDS):
             row = dict(zip(PROF_FIELDS, f[1:]))
             for k in PROF_FIELDS[3:]:
@@ -150,7 +164,7 @@ def profiling_table(run, out):
                    "| bytes/sample | post-processing us/sample |")
         out.append("|---|---|---|---|---|---|")
         per_method = group(rows, "method")
-        for m, label in METHODS:
+        for m, _ in METHODS:
             rs = per_method.get((m,))
             if not rs:
                 continue
@@ -161,7 +175,7 @@ def profiling_table(run, out):
             b = statistics.median(per_sample(r, "bytes") for r in rs)
             pp = statistics.median(per_sample(r, "post_ns") / 1000 for r in rs)
             bound = "<= " if m == "eu-stackprof" else ""
-            out.append(f"| {label} | {r_med[0]:.0f} ({a_med[0]:.0f}%) [{r_med[1]:.0f}, {r_med[2]:.0f}] "
+            out.append(f"| {label(run, m)} | {r_med[0]:.0f} ({a_med[0]:.0f}%) [{r_med[1]:.0f}, {r_med[2]:.0f}] "
                        f"| {bound}{fmt_spread(*e, '%', 1)} | {fmt_spread(*s, '%', 1)} "
                        f"| {b:.0f} | {pp:.0f} |")
         said = set()
@@ -172,7 +186,7 @@ def profiling_table(run, out):
             said.add((f["method"], why))
             if any(r["method"] == f["method"] for r in rows):
                 why = f"failed in some repetitions: {why}"
-            out.append(f"| {LABEL.get(f['method'], f['method'])} | - | - | - | - | - ({why}) |")
+            out.append(f"| {label(run, f['method'])} | - | - | - | - | - ({why}) |")
     return out
 
 
@@ -200,9 +214,11 @@ def markdown(runs, host_info):
                "Under QEMU TCG absolute times are distorted: compare the methods "
                "within one run. bench/README.md says what each figure means.")
     for run in runs:
-        out.append(f"\n### {run['kernel']} kernel: Linux {run['uname']}, {run['cpus']} vCPUs, "
-                   f"{run['hz']} Hz asked, {run['seconds']} s a run, {run['repeat']} repetitions, "
-                   f"{run['date']}, perf {run.get('perf') or '?'}")
+        out.append(f"\n### {run['kernel']} kernel ({run['arch']}): Linux {run['uname']}, {run['cpus']} vCPUs, "
+                   f"{run['hz']} Hz asked on {run['event']}, {run['seconds']} s a run, "
+                   f"{run['repeat']} repetitions, {run['date']}, perf {run.get('perf') or '?'}")
+        for note in run["notes"]:
+            out.append(f"\n{note}.")
         profiling_table(run, out)
         postmortem_table(run, out)
     return "\n".join(out) + "\n"
@@ -278,23 +294,24 @@ def plots(run, outdir):
     hz = run["hz"]
     k = run["kernel"]
     made = []
+    labels = [(m, label(run, m)) for m, _ in METHODS]
     jobs = [
         (f"{k}-depth-cost.svg", line_plot,
          ("Target time lost per sample against stack depth", "stack depth (frames, log 2)",
           "target time lost per sample (us, log)", series(run, "depth", lost_us)),
-         {"logx": True, "logy": True}),
+         {"logx": True, "logy": True, "labels": labels}),
         (f"{k}-depth-accuracy.svg", line_plot,
          ("Exact chains against stack depth", "stack depth (frames, log 2)",
           "samples with the true chain (%)", series(run, "depth", exact)),
-         {"logx": True, "yrange": "-5:105"}),
+         {"logx": True, "yrange": "-5:105", "labels": labels}),
         (f"{k}-threads-rate.svg", line_plot,
          (f"Achieved sampling rate against busy threads ({hz} Hz asked)", "busy threads (log 2)",
           "samples per CPU-second, % of the asked rate", series(run, "busy", lambda r: rate(r, hz))),
-         {"logx": True, "yrange": "0:*"}),
+         {"logx": True, "yrange": "0:*", "labels": labels}),
     ]
     split = group([r for r in run["profiling"] if r["workload"] == "split"], "method")
     bars = [(lbl, statistics.median(per_sample(r, "bytes") for r in split[(m,)]))
-            for m, lbl in METHODS if (m,) in split and m != "eu-stackprof"]
+            for m, lbl in labels if (m,) in split and m != "eu-stackprof"]
     scripts = []
     for name, fn, args, kw in jobs:
         s = fn(os.path.join(outdir, name), *args, **kw)

@@ -14,6 +14,17 @@ QUICK=${QUICK:-0}
 # elfutils load unmarked libraries.)
 # shellcheck disable=SC2034
 GCS3=glibc.cpu.aarch64_gcs=3
+# The guest's architecture. On riscv64 the workloads are the riscv tests'
+# builds (tests/riscv64: -O2 -fomit-frame-pointer with
+# -fcf-protection=return, gcsprof-shstk linked in, which turns the Zicfiss
+# shadow stack on at start; GCSPROF_SHADOW_STACK=3 says so again), and the
+# shadow stack's name in messages is Zicfiss. BW: the folder of
+# bench-depth.
+# shellcheck disable=SC2034
+case $(uname -m) in
+riscv64) ARCH=riscv64 FEATURE=Zicfiss T=/opt/gcsprof/tests/riscv64 BW=$T GCS_ENV=GCSPROF_SHADOW_STACK=3 ;;
+*) ARCH=arm64 FEATURE=GCS BW=/opt/gcsprof/bench GCS_ENV=GLIBC_TUNABLES=$GCS3 ;;
+esac
 SYSCTL_GCS=/proc/sys/kernel/perf_callchain_gcs
 SYSCTL_STACK=/proc/sys/kernel/perf_event_max_stack
 # The profiling methods (bench/README.md says what each is); METHODS in
@@ -31,10 +42,25 @@ bench_setup() {
 	old_stack=$(cat $SYSCTL_STACK)
 	echo 4096 >$SYSCTL_STACK || exit 1
 	trap 'echo "$old_stack" >$SYSCTL_STACK; [ -e $SYSCTL_GCS ] && echo 1 >$SYSCTL_GCS' EXIT
+	perf_event
 	# The real program's input: 4 MB of text that compresses like source code.
 	if ! [ -s gzip.in ]; then
 		seq 1 400000 | sed 's/\(.*\)/line \1: the quick brown fox \1/' | head -c 4000000 >gzip.in
 	fi
+}
+
+# perf_event: sets PERF_EVENT, the event every perf-based method samples
+# on: CPU cycles (cycles:u, the emulated PMU) where the CPU can sample
+# them, as gcsprof's perf method prefers; cpu-clock:u otherwise (QEMU's
+# riscv64 CPU has no Sscofpmf, so no counter overflow to sample on), as
+# gcsprof's perf method then does too.
+perf_event() {
+	if perf record -q -e cycles:u -F "$HZ" -o "$dir/probe.data" -- true >/dev/null 2>&1; then
+		PERF_EVENT=cycles:u
+	else
+		PERF_EVENT=cpu-clock:u
+	fi
+	rm -f "$dir/probe.data"
 }
 
 awk() { if command -v mawk >/dev/null; then mawk "$@"; else busybox awk "$@"; fi; }
@@ -53,7 +79,7 @@ split_workload() {
 target() {
 	case $1 in
 	split) echo "$T/gcsprof-split $SECS" ;;
-	depth) echo "$B/bench-depth $SECS $2" ;;
+	depth) echo "$BW/bench-depth $SECS $2" ;;
 	depth-fp) echo "$B/bench-depth-fp $SECS $2" ;;
 	busy) echo "$B/bench-busy $SECS $2" ;;
 	gzip) echo "$B/bench-timed gzip -9 -c $dir/gzip.in" ;;
@@ -174,6 +200,9 @@ perf_folded() {
 # innermost frame is the workload's own hot function) and, of those, the
 # ones whose whole chain is the true one, frames compared as clean gives
 # them.
+# The root: _start, where the chain starts; on riscv64 also main's return
+# into libc's start code alone above main, which is where the shadow
+# stack ends (sid's riscv64 glibc pushes nothing onto it: docs/riscv.md).
 #  split: _start ... main, path_a, burn_a (or the b path). Consecutive
 #         repeats of a frame are merged first: perf's fp mode adds a leaf's
 #         caller from the link register even when the kernel's chain (the
@@ -189,7 +218,12 @@ perf_folded() {
 #         unnamed one cannot be matched across runs. Repeats are merged
 #         as in split.
 judge() {
-	awk -v mode="$1" -v param="$2" "$CLEAN_AWK"'
+	awk -v mode="$1" -v param="$2" -v arch="$ARCH" "$CLEAN_AWK"'
+	# rooted(MAIN): whether the frames above main (at MAIN) are a root.
+	function rooted(at) {
+		return f[1] == "_start" || (arch == "riscv64" && at == 2 &&
+			(f[1] ~ /^\[libc\.so\.6\+/ || f[1] == "__libc_start_call_main"))
+	}
 	BEGIN {
 		if (mode == "ref")
 			while ((getline line < param) > 0)
@@ -206,12 +240,12 @@ judge() {
 		good = 0
 		if (mode == "split") {
 			if (f[m] != "burn_a" && f[m] != "burn_b") next
-			good = f[1] == "_start" && m >= 4 && f[m - 2] == "main" &&
+			good = m >= 3 && f[m - 2] == "main" && rooted(m - 2) &&
 				f[m - 1] == (f[m] == "burn_a" ? "path_a" : "path_b")
 		} else if (mode == "depth") {
 			if (f[m] != "burn") next
 			d = param + 0
-			good = f[1] == "_start" && m >= d + 3 && f[m - d - 1] == "main"
+			good = m >= d + 2 && f[m - d - 1] == "main" && rooted(m - d - 1)
 			for (i = m - d; good && i < m; i++)
 				good = f[i] == "descend"
 		} else if (mode == "busy") {

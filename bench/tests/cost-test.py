@@ -10,8 +10,6 @@ Usage: cost-test.py"""
 import importlib.machinery
 import importlib.util
 import os
-import shutil
-import stat
 import subprocess
 import sys
 import tempfile
@@ -21,17 +19,11 @@ TOP = os.path.dirname(os.path.dirname(HERE))
 SAMPLE = os.path.join(HERE, "cost-sample.txt")
 sys.path.insert(0, os.path.join(TOP, "bench"))
 import cost  # noqa: E402
+sys.path.insert(0, HERE)
+from scratch import Tap, scratch_tree  # noqa: E402
 
-n = 0
-failed = 0
-
-
-def check(good, what):
-    global n, failed
-    n += 1
-    failed += 0 if good else 1
-    print(("ok" if good else "not ok") + f" {n} - {what}")
-    return good
+TAP = Tap()
+check = TAP.check
 
 
 def load_vm_run():
@@ -76,26 +68,9 @@ def vm_run_cases():
         check(e.code == 2, "vm/run --icount 11 is refused")
 
 
-def scratch_tree(tmp):
-    """bench/run and what it runs, with a vm/run that records its
-    arguments and prints the recorded guest output."""
-    for f in ("bench/run", "bench/cost.py", "bench/results.py", "scripts/lib.sh"):
-        os.makedirs(os.path.join(tmp, os.path.dirname(f)), exist_ok=True)
-        shutil.copy2(os.path.join(TOP, f), os.path.join(tmp, f))
-    stage = os.path.join(tmp, "build", "arm64", "stage", "bench")
-    os.makedirs(stage)
-    os.makedirs(os.path.join(tmp, "vm"))
-    for path, text in ((os.path.join(stage, "bench-depth-fp"), "#!/bin/sh\n"),
-                       (os.path.join(tmp, "vm", "run"),
-                        f'#!/bin/sh\necho "$@" >>"{tmp}/vm-run.args"\ncat "{SAMPLE}"\n')):
-        with open(path, "w") as f:
-            f.write(text)
-        os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
-
-
 def bench_run_case():
     with tempfile.TemporaryDirectory() as tmp:
-        scratch_tree(tmp)
+        scratch_tree(tmp, SAMPLE, os.path.join("build", "arm64", "stage", "bench", "bench-depth-fp"))
         out = os.path.join(tmp, "out")
         p = subprocess.run([os.path.join(tmp, "bench", "run"), "--icount", "2", "--kernel", "project",
                             "--repeat", "1", "-o", out], capture_output=True, text=True)
@@ -153,15 +128,10 @@ def parser_cases():
 
 
 def main():
-    print("TAP version 13")
     vm_run_cases()
     parser_cases()
-    if shutil.which("gnuplot"):
-        bench_run_case()
-    else:
-        check(True, "bench/run --icount # SKIP no gnuplot (bench/run wants it)")
-    print(f"1..{n}")
-    return 1 if failed else 0
+    TAP.with_gnuplot(bench_run_case, "bench/run --icount")
+    return TAP.finish()
 
 
 if __name__ == "__main__":

@@ -300,9 +300,12 @@ static int copy_facts(struct gp_model *m, const struct gp_rprofile *raw)
 	m->date = gp_model_intern(m, raw->date);
 	m->host = gp_model_intern(m, raw->host);
 	m->kernel = gp_model_intern(m, raw->kernel);
+	/* Files before the arch record were all recorded on arm64. */
+	m->arch = gp_model_intern(m, raw->arch ? raw->arch : "arm64");
+	m->shadow_stack = gp_model_intern(m, raw->shadow_stack ? raw->shadow_stack : "GCS");
 	m->filter_note = gp_model_intern(m, "");
 	if (!m->mode || !m->command || !m->method || !m->event || !m->max_stack_by || !m->date ||
-	    !m->host || !m->kernel || !m->filter_note)
+	    !m->host || !m->kernel || !m->arch || !m->shadow_stack || !m->filter_note)
 		return -1;
 	m->start_unix_ms = raw->start_unix_ms;
 	m->cpus = raw->cpus;

@@ -86,6 +86,10 @@ struct gp_model {
 	const char *host;
 	const char *kernel;
 	unsigned cpus;
+	/* The recording machine's architecture and its shadow stack's name
+	 * (older files, all arm64's: "arm64", "GCS"). */
+	const char *arch;
+	const char *shadow_stack;
 	struct gp_lost *lost;
 	size_t nlost;
 	uint64_t nlost_total;      /* sum of the lost counts */

@@ -39,23 +39,26 @@ static int add(struct notes *ns, char *s)
 }
 
 /* Each reason the recorder gives for a sample not taken: what happened,
- * and what would avoid it ("" when nothing need be done). */
+ * and what would avoid it ("" when nothing need be done); names_feature
+ * when the shadow stack's name (the profile's: GCS on arm64, Zicfiss on
+ * riscv64) follows the why in brackets. */
 static const struct lost_reason {
 	const char *reason;
 	const char *why;
 	const char *fix;
+	int names_feature;
 } lost_reasons[] = {
-	{ "no-gcs", "from threads running without GCS",
-	  "record with --gcs-tunable 3 to force GCS on, or with --fallback fp or cfi to sample "
-	  "them by frame records or DWARF CFI" },
-	{ "thread-gone", "from threads that exited as they were sampled", "" },
+	{ "no-gcs", "from threads running without a shadow stack",
+	  "record with --gcs-tunable 3 to force it on, or with --fallback fp or cfi to sample "
+	  "them by frame records or DWARF CFI", 1 },
+	{ "thread-gone", "from threads that exited as they were sampled", "", 0 },
 	{ "stop-timeout", "from threads that did not stop in time for their chain to be read",
-	  "a lower -F, or --method perf where the kernel has it" },
+	  "a lower -F, or --method perf where the kernel has it", 0 },
 	{ "walk-error", "whose chain could not be read (perf: samples without a user-space chain)",
-	  "" },
-	{ "group-stopped", "from threads stopped by job control (wall-clock profile)", "" },
+	  "", 0 },
+	{ "group-stopped", "from threads stopped by job control (wall-clock profile)", "", 0 },
 	{ "ring-overrun", "that the kernel could not write because the ring buffer was full",
-	  "a larger -m (ring buffer pages per CPU) or a lower -F" },
+	  "a larger -m (ring buffer pages per CPU) or a lower -F", 0 },
 };
 
 static const struct lost_reason *reason_of(const char *reason)
@@ -70,7 +73,8 @@ static const struct lost_reason *reason_of(const char *reason)
 
 /*
  * "not sampled: 14 samples (4.1% of the 340 due) were not taken: 14 from
- * threads running without GCS (no-gcs; to avoid it, record with ...)."
+ * threads running without a shadow stack (GCS) (no-gcs; to avoid it,
+ * record with ...)."
  */
 static char *lost_note(const struct gp_model *m)
 {
@@ -86,12 +90,15 @@ static char *lost_note(const struct gp_model *m)
 		return NULL;
 	for (i = 0; i < m->nlost; i++) {
 		const struct lost_reason *r = reason_of(m->lost[i].reason);
+		const int named = r && r->names_feature;
 
 		if (!m->lost[i].count)
 			continue;
-		if (asprintf(&t, "%s%s %" PRIu64 " %s (%s%s%s)", s, n++ ? ";" : "", m->lost[i].count,
-			     r ? r->why : "for a reason this gcsprof does not know", m->lost[i].reason,
-			     r && *r->fix ? "; to avoid it, " : "", r ? r->fix : "") < 0) {
+		if (asprintf(&t, "%s%s %" PRIu64 " %s%s%s%s (%s%s%s)", s, n++ ? ";" : "",
+			     m->lost[i].count, r ? r->why : "for a reason this gcsprof does not know",
+			     named ? " (" : "", named ? m->shadow_stack : "", named ? ")" : "",
+			     m->lost[i].reason, r && *r->fix ? "; to avoid it, " : "",
+			     r ? r->fix : "") < 0) {
 			free(s);
 			return NULL;
 		}

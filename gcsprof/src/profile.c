@@ -11,6 +11,7 @@
  *   host ESCAPED
  *   kernel ESCAPED
  *   cpus N
+ *   arch NAME SHADOW-STACK                 (arm64 GCS, riscv64 Zicfiss)
  *   max-stack DEPTH BY                     (perf)
  *   mapping ASID PID START END OFFSET BUILDID|- PATH
  *   stack PARENT FRAME                     (node 1, 2, ... of the stack table)
@@ -32,6 +33,8 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <gcswalk.h>
 
 #include "gcsprof.h"
 #include "profile.h"
@@ -103,6 +106,22 @@ int gp_write_escaped(FILE *f, const char *s)
 	return 0;
 }
 
+/* The recording machine's architecture and its shadow stack's name, as
+ * libgcswalk has them, so that a report read on another machine (an
+ * x86_64 host) names the feature as the target had it. Left out where
+ * libgcswalk has no back end (nothing records there). */
+static int write_arch(FILE *f)
+{
+	struct gcswalk_arch_info a = { .size = sizeof(a) };
+
+	if (gcswalk_system_arch(&a) != GCSWALK_OK)
+		return 0;
+	if (fputs("arch ", f) == EOF || gp_write_escaped(f, a.name) != 0 || fputc(' ', f) == EOF ||
+	    gp_write_escaped(f, a.shadow_stack) != 0 || fputc('\n', f) == EOF)
+		return -1;
+	return 0;
+}
+
 /* When, where and on what kernel: the provenance a report prints. A
  * failing uname() or clock leaves its records out, as in older files. */
 static int write_provenance(FILE *f)
@@ -125,7 +144,7 @@ static int write_provenance(FILE *f)
 	}
 	if (cpus > 0 && fprintf(f, "cpus %ld\n", cpus) < 0)
 		return -1;
-	return 0;
+	return write_arch(f);
 }
 
 int gp_profile_write_header(FILE *f, unsigned hz, const char *mode, const char *command,

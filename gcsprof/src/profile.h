@@ -86,6 +86,11 @@ struct gp_rprofile {
 	char *host;
 	char *kernel;
 	unsigned cpus;
+	/* The recording machine's architecture ("arm64", "riscv64") and its
+	 * shadow stack's name ("GCS", "Zicfiss"); NULL in files before the
+	 * arch record, all of them arm64's. */
+	char *arch;
+	char *shadow_stack;
 	struct gp_rsample *samples;
 	size_t nsamples, samples_cap;
 	struct gp_stack_table stacks; /* every chain, once (version 1's interned as read) */

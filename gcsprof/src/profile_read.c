@@ -382,6 +382,15 @@ static int parse_cpus(struct reader *r, struct gp_rprofile *p)
 	return 0;
 }
 
+/* arch NAME SHADOW-STACK: the recording machine's architecture and its
+ * shadow stack's name, as libgcswalk gave them. */
+static int parse_arch(struct reader *r, struct gp_rprofile *p)
+{
+	if (parse_string(r, &p->arch, "malformed arch record") != 0)
+		return -1;
+	return parse_string(r, &p->shadow_stack, "malformed arch record");
+}
+
 /* date YYYY-MM-DDTHH:MM:SS.mmmZ, UTC: kept as written and as epoch ms. */
 static int parse_date(struct reader *r, struct gp_rprofile *p)
 {
@@ -438,6 +447,7 @@ static const struct record_kind {
 	{ "throttle", parse_throttle, 0, NULL },
 	{ "hz", parse_hz, 0, NULL },
 	{ "cpus", parse_cpus, 0, NULL },
+	{ "arch", parse_arch, 0, NULL },
 	{ "date", parse_date, 0, NULL },
 	{ "end", parse_end, 0, NULL },
 	{ "mode", NULL, offsetof(struct gp_rprofile, mode), "malformed mode" },
@@ -615,5 +625,7 @@ void gp_profile_free(struct gp_rprofile *p)
 	free(p->date);
 	free(p->host);
 	free(p->kernel);
+	free(p->arch);
+	free(p->shadow_stack);
 	memset(p, 0, sizeof(*p));
 }

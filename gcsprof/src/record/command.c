@@ -38,15 +38,16 @@ static const struct gp_option record_options[] = {
 	  "sample every thread whatever its state (wall-clock profile)", 0, 0, NULL, 0 },
 	{ "pid", 'p', GP_OPT_STRING, OPT(pid), "PID", "attach to a running process", 0, 0, NULL, 0 },
 	{ "fallback", 0, GP_OPT_CHOICE, OPT(fallback), NULL,
-	  "sample threads without GCS with a fallback unwinder (labelled)", 0, 0,
-	  GP_NAMES(fallback_choices) },
+	  "sample threads without a shadow stack (GCS, Zicfiss) with a fallback unwinder "
+	  "(labelled)", 0, 0, GP_NAMES(fallback_choices) },
 	{ "gcs-tunable", 0, GP_OPT_STRING, OPT(gcs_tunable), NULL,
 	  "glibc.cpu.aarch64_gcs for a launched command (riscv64: GCSPROF_SHADOW_STACK, "
 	  "with libgcsprof-shstk.so preloaded; default 2)", 0, 0,
 	  GP_NAMES(tunable_choices) },
 	{ "method", 0, GP_OPT_CHOICE, OPT(method), NULL,
-	  "perf: the kernel's GCS call chains, target never stopped; ptrace: stop and walk each "
-	  "thread; auto (default): perf where the kernel can", 0, 0, GP_NAMES(method_choices) },
+	  "perf: the kernel's call chains from the shadow stack, target never stopped; ptrace: stop "
+	  "and walk each thread; auto (default): perf where the kernel can", 0, 0,
+	  GP_NAMES(method_choices) },
 	{ "mmap-pages", 'm', GP_OPT_UINT, OPT(mmap_pages), "PAGES",
 	  "perf method: ring buffer pages per CPU, a power of two (default: room for 0.4 s of "
 	  "samples of the deepest chain asked, 128 to 4096)", 1, 65536, NULL, 0 },
@@ -321,7 +322,8 @@ static int record_run(void *p, int argc, char **argv)
 const struct gp_command gp_cmd_record = {
 	.name = "record",
 	.synopsis = "(-p PID | [--] COMMAND [ARGS...])",
-	.summary = "sample the call chains of a process from their GCS into a profile file",
+	.summary = "sample the call chains of a process from their shadow stack (GCS, Zicfiss) "
+		   "into a profile file",
 	.options = record_options,
 	.noptions = sizeof(record_options) / sizeof(record_options[0]),
 	.min_args = 0,

@@ -36,7 +36,7 @@ static int perf_usable(const struct record_opts *o, const char **event, const ch
 		return GP_EXIT_UNSUPPORTED;
 	}
 	if (o->fallback == REC_FALLBACK_CFI) {
-		*why = "the kernel unwinds threads without GCS by frame records only, so "
+		*why = "the kernel unwinds threads without a shadow stack by frame records only, so "
 		       "--fallback cfi needs --method ptrace";
 		return GP_EXIT_UNSUPPORTED;
 	}
@@ -183,7 +183,7 @@ static int perf_finish(struct recording *rec, int ret)
 	if (gcswalk_system_perf_callchains() != 1)
 		gp_warn("kernel.perf_callchain_gcs was set to 0 during the recording: it is read "
 			"once, at the start, so chains the kernel walked from frame records after that "
-			"are labelled as exact chains from the GCS");
+			"are labelled as exact chains from the shadow stack");
 	return ret;
 }
 

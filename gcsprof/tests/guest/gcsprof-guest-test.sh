@@ -130,6 +130,7 @@ t_split() {
 	check "path_a's share is 75 +- 5 points ($((a / 10)).$((a % 10)))" [ "$a" -ge 700 -a "$a" -le 800 ]
 	check "path_b's share is 25 +- 5 points ($((b / 10)).$((b % 10)))" [ "$b" -ge 200 -a "$b" -le 300 ]
 	check "the profile says method $want_method" in_profile split.data -qx "method $want_method"
+	check "the profile records its architecture (arch arm64 GCS)" in_profile split.data -qx "arch arm64 GCS"
 	check "the profile is gzip once recorded" gzip -t split.data
 	if [ "$want_method" = perf ]; then
 		# --defer: every record held until the command's end, then written.

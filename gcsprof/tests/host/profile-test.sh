@@ -242,8 +242,24 @@ if [ -n "$pprof_check" ]; then
 	status_is 0 "pprof: a profile without caveats has no comments" "$pprof_check" --comments g.pb.gz
 	# shellcheck disable=SC2016 # the inner shell expands it
 	check "pprof: none but the lost sample" sh -c '[ "$(wc -l <out.txt)" -eq 1 ] &&
-		grep -q "^comment not sampled: 1 sample (25.0% of the 4 due) was not taken: 1 from threads running without GCS (no-gcs; to avoid it, record with --gcs-tunable 3" out.txt'
+		grep -q "^comment not sampled: 1 sample (25.0% of the 4 due) was not taken: 1 from threads running without a shadow stack (GCS) (no-gcs; to avoid it, record with --gcs-tunable 3" out.txt'
 fi
+
+# A riscv64 recording: its arch record names the shadow stack, and the
+# report's notes say that name (Zicfiss), not arm64's GCS; a file without
+# the record (good.data, as every file before it) is arm64's.
+sed 's/^command .*/&\narch riscv64 Zicfiss/' good.data >rv.data
+status_is 0 "a riscv64 profile" "$gp" report rv.data
+check "riscv64: the lost note names Zicfiss" \
+	grep -qF 'from threads running without a shadow stack (Zicfiss) (no-gcs; ' out.txt
+check "riscv64: and never GCS" sh -c '! grep -q GCS out.txt'
+status_is 0 "a profile without an arch record" "$gp" report good.data
+check "without an arch record: GCS, as arm64 has it" \
+	grep -qF 'from threads running without a shadow stack (GCS) (no-gcs; ' out.txt
+printf 'gcsprof-profile 1\nhz 99\nmode cpu\narch riscv64\nend 0 0 0\n' >rv-bad.data
+status_is 69 "an arch record without the shadow stack's name" "$gp" report rv-bad.data
+# shellcheck disable=SC2016 # the inner shell expands it
+check "says so in one line" sh -c '[ "$(wc -l <err.txt)" -eq 1 ] && grep -q "malformed arch record" err.txt'
 
 # A recursion 300 deep: the text report's chain says so in one line,
 # every frame accounted for.

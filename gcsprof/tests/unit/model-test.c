@@ -47,6 +47,64 @@ static const char *frame_name(const struct gp_model *m, uint64_t location_id)
 	return l->nlines ? gp_model_function(m, l->lines[l->nlines - 1].function_id)->name : "";
 }
 
+/* A riscv64 recording: its arch record names the shadow stack (Zicfiss),
+ * and the notes say that name; an arch record without it is refused. */
+static const char riscv_profile[] =
+	"gcsprof-profile 2\n"
+	"hz 99\n"
+	"mode cpu\n"
+	"method perf\n"
+	"command prog\n"
+	"cpus 2\n"
+	"arch riscv64 Zicfiss\n"
+	"mapping 0 42 400000 401000 0 - /no/such/prog\n"
+	"stack 0 P400100\n"
+	"sample 100 42 42 R 0 main - 0 - 1\n"
+	"lost no-gcs 2\n"
+	"end 1000000 1 1 1\n";
+
+/* Writes TEXT into DIR/NAME and reads it: gp_profile_read's status. */
+static int read_text(const char *dir, const char *name, const char *text, struct gp_rprofile *raw)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (!f || fputs(text, f) == EOF || fclose(f) != 0)
+		return -1;
+	return gp_profile_read(raw, path);
+}
+
+static void riscv_arch(const char *dir)
+{
+	struct gp_rprofile raw;
+	struct gp_model m;
+	char **notes = NULL;
+	size_t n = 0;
+	int ok = read_text(dir, "riscv.data", riscv_profile, &raw) == 0;
+
+	tap_result(ok && raw.arch && strcmp(raw.arch, "riscv64") == 0 && raw.shadow_stack &&
+		   strcmp(raw.shadow_stack, "Zicfiss") == 0, "riscv64: the arch record reads");
+	ok = ok && gp_model_build(&m, &raw, NULL) == 0;
+	if (ok)
+		gp_profile_free(&raw);
+	tap_result(ok && strcmp(m.arch, "riscv64") == 0 && strcmp(m.shadow_stack, "Zicfiss") == 0,
+		   "riscv64: the architecture and its shadow stack's name are in the model");
+	if (ok)
+		n = gp_model_notes(&m, &notes);
+	tap_result(ok && n == 2 && strstr(notes[1], "2 from threads running without a shadow stack "
+					   "(Zicfiss) (no-gcs; ") && !strstr(notes[1], "GCS"),
+		   "riscv64: the lost note names Zicfiss, not GCS");
+	if (ok) {
+		gp_model_notes_free(notes, n == (size_t)-1 ? 0 : n);
+		gp_model_free(&m);
+	}
+	tap_result(read_text(dir, "arch-bad.data", "gcsprof-profile 2\nhz 99\narch riscv64\n"
+			     "end 0 0 0 0\n", &raw) == GP_EXIT_BAD_PROFILE,
+		   "an arch record without the shadow stack's name is a bad profile");
+}
+
 /* The one map and string table: ids from 0 ("") in order of first use,
  * the same pointer for the same text, every key found after growing. */
 static int map_and_strings(void)
@@ -96,6 +154,8 @@ int main(int argc, char **argv)
 	tap_result(strcmp(m.mode, "cpu") == 0 && strcmp(m.command, "prog one") == 0 &&
 		   strcmp(m.method, "perf") == 0 && strcmp(m.event, "cycles") == 0 &&
 		   m.hz == 250 && m.duration_ns == 2000000, "the recording's facts are in the model");
+	tap_result(strcmp(m.arch, "arm64") == 0 && strcmp(m.shadow_stack, "GCS") == 0,
+		   "a file without an arch record is arm64's (GCS), as every such file was");
 	tap_result(m.nlost == 2 && m.nlost_total == 7 && strcmp(m.lost[1].reason, "ring-overrun") == 0 &&
 		   m.lost[1].count == 4, "the lost counts too");
 	tap_result(m.nsamples == 6 && m.total == 6 && m.period_ns == 4000000, "six samples");
@@ -120,8 +180,9 @@ int main(int argc, char **argv)
 
 		tap_result(n == 3 &&
 			   strcmp(notes[0], "not sampled: 7 samples (53.8% of the 13 due) were not "
-				  "taken: 3 from threads running without GCS (no-gcs; to avoid it, "
-				  "record with --gcs-tunable 3 to force GCS on, or with --fallback fp "
+				  "taken: 3 from threads running without a shadow stack (GCS) (no-gcs; "
+				  "to avoid it, record with --gcs-tunable 3 to force it on, or with "
+				  "--fallback fp "
 				  "or cfi to sample them by frame records or DWARF CFI); 4 that the "
 				  "kernel could not write because the ring buffer was full "
 				  "(ring-overrun; to avoid it, a larger -m (ring buffer pages per CPU) "
@@ -154,6 +215,7 @@ int main(int argc, char **argv)
 		free(order);
 	}
 	gp_model_free(&m);
+	riscv_arch(argv[1]);
 	tap_result(map_and_strings(), "the map and the string table: ids in order, growth kept");
 	tap_finish();
 }

@@ -79,6 +79,8 @@ t_split() {
 	check "path_a's share is 75 +- 5 points ($((a / 10)).$((a % 10)))" [ "$a" -ge 700 -a "$a" -le 800 ]
 	check "path_b's share is 25 +- 5 points ($((b / 10)).$((b % 10)))" [ "$b" -ge 200 -a "$b" -le 300 ]
 	check "the profile says method $want_method" sh -c "zcat -f split.data | grep -qx 'method $want_method'"
+	check "the profile records its architecture (arch riscv64 Zicfiss)" \
+		sh -c "zcat -f split.data | grep -qx 'arch riscv64 Zicfiss'"
 	check "the leaf's caller is there: burn_a under path_a" grep -qE '(^|;)main;path_a;burn_a(;| )' all.folded
 	inpaths=$(grep -E '(^|;)(path_a|path_b|burn_a|burn_b)(;| )' all.folded | sum)
 	bad=$(grep -E '(^|;)(path_a|path_b|burn_a|burn_b)(;| )' all.folded | grep -vE '(^|;)main;' | sum)
