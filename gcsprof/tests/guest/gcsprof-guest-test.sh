@@ -384,6 +384,15 @@ t_attach_signals() {
 	show sigs.err
 	check "the target is not traced any more" \
 		grep -q '^TracerPid:[[:space:]]*0$' /proc/$target/status
+	# The kernel delivers lower-numbered signals first, so SIGUSR2 would
+	# overtake real-time signals still queued (a fast sender on a busy
+	# host left thousands): let the target take them all first.
+	i=0
+	while grep -qE '^(ShdPnd|SigPnd):[[:space:]]*0*[1-9a-f]' /proc/$target/status &&
+		[ $i -lt 300 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
 	kill -USR2 $target
 	wait $target
 	show sigcount.out
