@@ -110,14 +110,19 @@ static int in_order(const struct perf_ref *refs, size_t n)
 int perf_drain(struct recording *rec, int final)
 {
 	struct perf_state *ps = perf_state(rec);
+	int hold = !final && rec->o->defer, ret = 0;
 	size_t i;
-	int ret = 0;
 
 	for (i = 0; i < ps->nrings && !ret; i++)
-		if (ps->rings[i].fd >= 0 && (final || !rec->o->defer || ring_quarter_full(&ps->rings[i])))
+		if (ps->rings[i].fd >= 0 && (!hold || ring_quarter_full(&ps->rings[i])))
 			ret = ring_read(ps, &ps->rings[i]);
-	if (!ret && !final && rec->o->defer && ps->batch_len < DEFER_MAX_BYTES)
+	if (!ret && hold && ps->batch_len < DEFER_MAX_BYTES)
 		return 0;
+	/* Past the bound, the other rings' records too: another CPU's
+	 * earlier fork or mmap must be handled before the samples after it. */
+	for (i = 0; i < ps->nrings && !ret && hold; i++)
+		if (ps->rings[i].fd >= 0)
+			ret = ring_read(ps, &ps->rings[i]);
 	/* Equal times stay in the rings' order either way: seq breaks ties. */
 	if (!in_order(ps->refs, ps->nrefs))
 		qsort(ps->refs, ps->nrefs, sizeof(*ps->refs), ref_cmp);
