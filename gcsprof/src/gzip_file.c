@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * gzip for the profile (gzip_file.h): a stdio stream through glibc's
- * fopencookie (stdio buffers, zlib deflates each buffer it is handed), and
- * a file compressed in place through that stream.
+ * gzip for the profile (gzip_file.h): a file compressed in place through
+ * a stdio stream that writes gzip, made with glibc's fopencookie (stdio
+ * buffers, zlib deflates each buffer it is handed with a sync flush; fclose
+ * writes gzip's trailer and closes the file).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -97,7 +98,9 @@ static int gz_close(void *cookie)
 	return ret;
 }
 
-FILE *gp_gzip_fdopen(int fd, int level)
+/* A stream writing gzip at LEVEL into FD, open for writing (FD closed by
+ * fclose, or on failure). NULL with errno set on failure. */
+static FILE *gzip_fdopen(int fd, int level)
 {
 	static const cookie_io_functions_t io = { NULL, gz_write, NULL, gz_close };
 	struct gz_cookie *c = calloc(1, sizeof(*c));
@@ -128,13 +131,6 @@ FILE *gp_gzip_fdopen(int fd, int level)
 		return NULL;
 	}
 	return f;
-}
-
-FILE *gp_gzip_create(const char *path, int level)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-
-	return fd < 0 ? NULL : gp_gzip_fdopen(fd, level);
 }
 
 /* A name for a new file beside PATH: its directory, ".NAME.XXXXXX". */
@@ -191,7 +187,7 @@ static int compress_to(int in, const char *tmp, int out, mode_t mode, int level)
 		close(out);
 		goto fail;
 	}
-	gz = gp_gzip_fdopen(out, level);
+	gz = gzip_fdopen(out, level);
 	if (!gz) {
 		e = errno;
 		goto fail;

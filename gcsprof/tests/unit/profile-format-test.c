@@ -2,7 +2,7 @@
 /*
  * Unit tests of the profile file's writers and reader (profile.c,
  * profile_read.c, profile_lines.c, stack_table.c, gzip_file.c): a
- * version-2 profile written gzip as the recorder writes it reads back
+ * version-2 profile compressed as the recorder compresses it reads back
  * sample for sample; chains that share outer frames share their stack
  * nodes and a repeated chain adds none; the file cut at every byte is read
  * as truncated with each sample it keeps whole, or refused, never
@@ -346,10 +346,11 @@ int main(int argc, char **argv)
 	snprintf(plain, sizeof(plain), "%s/v2-plain.data", argv[1]);
 	if (gp_stack_init(&written) != 0)
 		return 1;
-	f = gp_gzip_create(gz, 1);
-	tap_result(f && write_profile(f) == 0 && fclose(f) == 0 && (data = slurp(gz, &size)) &&
-		   size > 2 && (unsigned char)data[0] == 0x1f && (unsigned char)data[1] == 0x8b,
-		   "version 2 written through the gzip stream: a gzip file");
+	f = fopen(gz, "w");
+	tap_result(f && write_profile(f) == 0 && fclose(f) == 0 && gp_gzip_in_place(gz, 1) == 0 &&
+		   (data = slurp(gz, &size)) && size > 2 && (unsigned char)data[0] == 0x1f &&
+		   (unsigned char)data[1] == 0x8b,
+		   "version 2 written plain, then compressed in place as the recorder does: a gzip file");
 	tap_result(written.n - 1 == 5,
 		   "chains sharing outer frames share nodes; a repeated chain adds none (5 nodes)");
 	if (read_ok(gz, &p)) {
